@@ -1,0 +1,49 @@
+"""Shared pytest fixtures: a private SPARK_HOME (so local-cluster workers never write into
+site-packages) and small, fast Spark configurations. No fixture here mocks Spark."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def private_spark_home() -> Path:
+    """A SPARK_HOME of our own: symlinks to pyspark's bin/jars/python, work dirs stay in the repo."""
+    import pyspark
+
+    src = Path(pyspark.__file__).parent
+    home = ROOT / ".spark-home"
+    home.mkdir(exist_ok=True)
+    for name in ("bin", "jars", "python", "sbin"):
+        link = home / name
+        if not link.exists() and (src / name).exists():
+            link.symlink_to(src / name)
+    return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _spark_env():
+    """Every Spark test uses this interpreter for workers and a private SPARK_HOME."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    try:
+        os.environ["SPARK_HOME"] = str(private_spark_home())
+    except ImportError:  # unit tests of lrc/ run without pyspark
+        pass
+    yield
+
+
+# Conf every test session starts from: tiny, quiet, deterministic.
+BASE_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "4",
+    "spark.driver.memory": "1g",
+    "spark.python.worker.reuse": "true",
+    "spark.locality.wait": "0s",
+}
