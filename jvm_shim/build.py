@@ -1,0 +1,148 @@
+"""Build the spark-lrc JVM shim jar with ``javac`` against the jars of the installed pyspark.
+
+The jar is cached under ``$SPARK_LRC_CACHE`` (default ``~/.cache/spark-lrc``) by a hash of the
+Java sources and the Spark version, and written by atomic rename so concurrent builds are safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+JAVA_ROOT = Path(__file__).resolve().parent / "java"
+JAVAC_MISSING = (
+    "javac not found: install a JDK 17 (e.g. apt-get install openjdk-17-jdk-headless) "
+    "or put its bin/ on PATH (or set JAVA_HOME); the spark-lrc shim is compiled from source "
+    "against the jars of the installed pyspark."
+)
+
+
+class ShimBuildError(RuntimeError):
+    """The shim jar could not be built (missing JDK, compilation error, no pyspark)."""
+
+
+def pyspark_jars_dir() -> Path:
+    try:
+        import pyspark
+    except ImportError as e:  # pragma: no cover - pyspark is a dependency
+        raise ShimBuildError("pyspark is not installed: pip install pyspark") from e
+    jars = Path(pyspark.__file__).resolve().parent / "jars"
+    if not jars.is_dir():
+        raise ShimBuildError(f"pyspark has no jars directory at {jars}")
+    return jars
+
+
+def spark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__
+
+
+def sources() -> list[Path]:
+    return sorted(JAVA_ROOT.rglob("*.java"))
+
+
+def source_hash() -> str:
+    h = hashlib.sha256()
+    for src in sources():
+        h.update(str(src.relative_to(JAVA_ROOT)).encode())
+        h.update(b"\0")
+        h.update(src.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("SPARK_LRC_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "spark-lrc"
+
+
+def jar_target() -> Path:
+    return cache_dir() / f"spark-lrc-shim-{spark_version()}-{source_hash()}.jar"
+
+
+def find_tool(name: str) -> str | None:
+    """`name` from PATH, else from $JAVA_HOME/bin."""
+    found = shutil.which(name)
+    if found:
+        return found
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        cand = Path(home) / "bin" / name
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    return None
+
+
+def _pack(classes: Path, out: Path) -> None:
+    jar_tool = find_tool("jar")
+    if jar_tool:
+        res = subprocess.run([jar_tool, "cf", str(out), "-C", str(classes), "."],
+                             capture_output=True, text=True)
+        if res.returncode == 0:
+            return
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: spark-lrc\r\n\r\n")
+        for f in sorted(classes.rglob("*.class")):
+            zf.write(f, f.relative_to(classes).as_posix())
+
+
+def build(force: bool = False) -> Path:
+    """Compile and pack the shim jar (cached); returns its path. Raises ShimBuildError."""
+    target = jar_target()
+    if target.is_file() and not force:
+        return target
+    javac = find_tool("javac")
+    if javac is None:
+        raise ShimBuildError(JAVAC_MISSING)
+    jars = pyspark_jars_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="spark-lrc-build-", dir=target.parent) as tmp:
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        cmd = [javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
+               "-cp", str(jars / "*"), *map(str, sources())]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise ShimBuildError(
+                "javac failed to compile the spark-lrc shim:\n" + res.stdout + res.stderr)
+        part = Path(tmp) / "shim.jar"
+        _pack(classes, part)
+        os.replace(part, target)  # atomic: concurrent builders each rename a complete jar
+    return target
+
+
+def jar_path(build: bool = True) -> Path:
+    """Path of the shim jar for the installed pyspark; builds it if needed (unless build=False,
+    which raises FileNotFoundError when it is not built yet)."""
+    target = jar_target()
+    if target.is_file():
+        return target
+    if not build:
+        raise FileNotFoundError(f"spark-lrc shim jar not built yet: {target} "
+                                "(run `python -m jvm_shim build`)")
+    return globals()["build"]()
+
+
+def classpath(jar: Path | None = None) -> str:
+    """Shim jar plus pyspark's jars, for running the shim's own Java mains (the benchmark)."""
+    jar = jar or jar_path()
+    return os.pathsep.join([str(jar), str(pyspark_jars_dir() / "*")])
+
+
+def run_bench(sizes: list[int] | None = None) -> str:
+    """Runs org.sparklrc.bench.EvictionBench; returns its Markdown table."""
+    java = find_tool("java")
+    if java is None:
+        raise ShimBuildError("java not found: install a JDK 17 (e.g. apt-get install "
+                             "openjdk-17-jdk-headless)")
+    cmd = [java, "-Xmx1g", "-cp", classpath(), "org.sparklrc.bench.EvictionBench",
+           *[str(s) for s in (sizes or [])]]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise ShimBuildError("EvictionBench failed:\n" + res.stdout + res.stderr)
+    return res.stdout

@@ -1,0 +1,55 @@
+package org.sparklrc;
+
+import java.util.ArrayDeque;
+
+/** The bounded driver-side buffer of event JSON lines that Python drains through LrcBridge. */
+final class EventBuffer {
+  static final int DEFAULT_CAPACITY = 100000;
+
+  private static final Object LOCK = new Object();
+  private static final ArrayDeque<String> LINES = new ArrayDeque<>();
+  private static int capacity = DEFAULT_CAPACITY;
+  private static long dropped = 0;
+
+  private EventBuffer() {}
+
+  /** A new application: empty buffer, new capacity. */
+  static void reset(int newCapacity) {
+    synchronized (LOCK) {
+      LINES.clear();
+      dropped = 0;
+      capacity = Math.max(1, newCapacity);
+    }
+  }
+
+  static void add(String jsonLine) {
+    synchronized (LOCK) {
+      if (LINES.size() >= capacity) {
+        dropped++;
+      } else {
+        LINES.addLast(jsonLine);
+      }
+    }
+  }
+
+  static String drain(int max) {
+    StringBuilder b = new StringBuilder();
+    synchronized (LOCK) {
+      int n = 0;
+      while (n < max && !LINES.isEmpty()) {
+        if (n > 0) {
+          b.append('\n');
+        }
+        b.append(LINES.pollFirst());
+        n++;
+      }
+    }
+    return b.toString();
+  }
+
+  static long dropped() {
+    synchronized (LOCK) {
+      return dropped;
+    }
+  }
+}

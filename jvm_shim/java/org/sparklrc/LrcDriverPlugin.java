@@ -1,0 +1,85 @@
+package org.sparklrc;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.plugin.DriverPlugin;
+import org.apache.spark.api.plugin.PluginContext;
+
+/**
+ * Driver half: registers the listener, owns the table store, answers executors' asks and turns
+ * their sends into events. Never throws out of a plugin callback.
+ */
+public final class LrcDriverPlugin implements DriverPlugin {
+  static final String NO_BRAIN_MSG =
+      "spark-lrc: no policy brain attached; Spark's LRU stays in effect";
+  static final String EVENT_PREFIX = "lrc:event|";
+
+  /** State of the application running in this JVM (null when no driver plugin is loaded). */
+  private static volatile LrcDriverPlugin current;
+  private static final AtomicBoolean NO_BRAIN_LOGGED = new AtomicBoolean(false);
+
+  final TableStore tables = new TableStore();
+  volatile SparkContext sc;
+
+  static LrcDriverPlugin current() {
+    return current;
+  }
+
+  @Override
+  public Map<String, String> init(SparkContext sc, PluginContext ctx) {
+    try {
+      this.sc = sc;
+      EventBuffer.reset((int) Conf.getLong(sc.conf(), Conf.BUFFER_SIZE,
+          EventBuffer.DEFAULT_CAPACITY));
+      Lineage.resetCache();
+      NO_BRAIN_LOGGED.set(false);
+      current = this;
+      sc.addSparkListener(new LrcListener(sc));
+    } catch (Throwable t) {
+      LrcLog.warnOnce("driver.init", "spark-lrc: driver plugin failed to start; Spark's LRU stays"
+          + " in effect", t);
+    }
+    return Collections.emptyMap();
+  }
+
+  /** Called by the listener at each job start: the one-line notice when no brain is attached. */
+  static void noteJobStart() {
+    LrcDriverPlugin p = current;
+    if (p != null && !p.tables.brainAttached() && NO_BRAIN_LOGGED.compareAndSet(false, true)) {
+      LrcLog.LOG.warn(NO_BRAIN_MSG);
+    }
+  }
+
+  @Override
+  public Object receive(Object message) {
+    try {
+      if (message instanceof String) {
+        String m = (String) message;
+        if (m.startsWith(TableRequest.PREFIX)) {
+          return tables.answer(TableRequest.decode(m));
+        }
+        if (m.startsWith(EVENT_PREFIX)) {
+          EventBuffer.add(m.substring(EVENT_PREFIX.length()));
+          return "";
+        }
+      }
+    } catch (Throwable t) {
+      LrcLog.warnOnce("driver.receive", "spark-lrc: bad message from an executor", t);
+    }
+    return "";
+  }
+
+  @Override
+  public void shutdown() {
+    try {
+      tables.detachBrain();
+      if (current == this) {
+        current = null;
+      }
+    } catch (Throwable t) {
+      // never fail shutdown
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package org.sparklrc;
+
+import java.util.AbstractSet;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.TaskContext;
+import org.apache.spark.storage.BlockId;
+import org.apache.spark.storage.RDDBlockId;
+import org.apache.spark.storage.memory.MemoryEntry;
+
+/**
+ * Drop-in for MemoryStore's {@code entries} map. Behaves exactly like Spark's access-ordered
+ * LinkedHashMap except that, once a priority table is in force, {@code entrySet()} iterates
+ * blocks by (priority ascending, then least recently used first): the order in which
+ * {@code evictBlocksToFreeSpace} picks victims. With no table (version 0) the iteration is
+ * Spark's own LRU order. Priorities: RDD block -> table[rdd][partition], unlisted -> 0, non-RDD
+ * blocks -> +infinity. Spark calls every method under this map's monitor; so do we.
+ *
+ * <p>The order is kept incrementally in a TreeSet keyed by (priority, access sequence), updated in
+ * get/put/remove and re-keyed for the RDDs a table changes, so an eviction decision costs
+ * O(k log n) for k visited blocks instead of a sort.
+ */
+public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>> {
+  private static final long serialVersionUID = 1L;
+
+  /** One cached block in the ordered index; doubles as the Map.Entry the eviction walk sees. */
+  static final class Node implements Map.Entry<BlockId, MemoryEntry<?>> {
+    final BlockId key;
+    final int rdd;   // -1 for non-RDD blocks
+    final int part;
+    MemoryEntry<?> value;
+    double priority;
+    long seq;
+
+    Node(BlockId key, MemoryEntry<?> value) {
+      this.key = key;
+      this.value = value;
+      if (key instanceof RDDBlockId) {
+        this.rdd = ((RDDBlockId) key).rddId();
+        this.part = ((RDDBlockId) key).splitIndex();
+      } else {
+        this.rdd = -1;
+        this.part = -1;
+      }
+    }
+
+    @Override
+    public BlockId getKey() {
+      return key;
+    }
+
+    @Override
+    public MemoryEntry<?> getValue() {
+      return value;
+    }
+
+    @Override
+    public MemoryEntry<?> setValue(MemoryEntry<?> v) {
+      throw new UnsupportedOperationException("read-only view");
+    }
+  }
+
+  private static final Comparator<Node> ORDER = (a, b) -> {
+    int c = Double.compare(a.priority, b.priority);
+    return c != 0 ? c : Long.compare(a.seq, b.seq);
+  };
+
+  /** What one task did to the cache (reported at task end). */
+  static final class TaskCounters {
+    final LinkedHashSet<String> hits = new LinkedHashSet<>();
+    final LinkedHashSet<String> puts = new LinkedHashSet<>();
+    final LinkedHashSet<String> evicted = new LinkedHashSet<>();
+  }
+
+  // Ordered index (guarded by this).
+  private transient HashMap<BlockId, Node> nodes = new HashMap<>();
+  private transient TreeSet<Node> order = new TreeSet<>(ORDER);
+  private transient HashMap<Integer, HashSet<Node>> byRdd = new HashMap<>();
+  private long seqCounter = 0;
+
+  // Table in force (guarded by this).
+  private long version = 0;
+  private final HashMap<Integer, double[]> table = new HashMap<>();
+  private final HashSet<Integer> planned = new HashSet<>();
+
+  // Accounting.
+  private final transient ConcurrentHashMap<Long, TaskCounters> tasks = new ConcurrentHashMap<>();
+  /** Blocks the current thread's last eviction walk yielded: their get/remove is eviction, not use. */
+  private final transient ThreadLocal<HashSet<BlockId>> walked =
+      ThreadLocal.withInitial(HashSet::new);
+  private long evictedTotal = 0;
+
+  public PriorityEntries() {
+    super(32, 0.75f, true);
+  }
+
+  // ---------------------------------------------------------------- table
+
+  /** Table version in force (0 = none: Spark's LRU order). */
+  public synchronized long version() {
+    return version;
+  }
+
+  public synchronized boolean isPlanned(int stage) {
+    return planned.contains(stage);
+  }
+
+  /**
+   * Applies a table delta atomically: arrays of changed RDDs (empty array = remove), newly planned
+   * stages and the new version; {@code reset} first forgets the whole table.
+   */
+  public synchronized void applyTable(long newVersion, boolean reset, Map<Integer, double[]> arrays,
+      Collection<Integer> plannedStages) {
+    if (reset) {
+      table.clear();
+      planned.clear();
+    }
+    for (Map.Entry<Integer, double[]> e : arrays.entrySet()) {
+      if (e.getValue() == null || e.getValue().length == 0) {
+        table.remove(e.getKey());
+      } else {
+        table.put(e.getKey(), e.getValue());
+      }
+    }
+    if (reset) {
+      List<Node> all = new ArrayList<>(order);
+      order.clear();
+      for (Node n : all) {
+        n.priority = priorityOf(n);
+        order.add(n);
+      }
+    } else {
+      for (Integer rdd : arrays.keySet()) {
+        HashSet<Node> ns = byRdd.get(rdd);
+        if (ns == null) {
+          continue;
+        }
+        for (Node n : ns) {
+          double p = priorityOf(n);
+          if (Double.compare(p, n.priority) != 0) {
+            order.remove(n);
+            n.priority = p;
+            order.add(n);
+          }
+        }
+      }
+    }
+    if (plannedStages != null) {
+      planned.addAll(plannedStages);
+    }
+    version = Math.max(version, newVersion);
+  }
+
+  private double priorityOf(Node n) {
+    if (n.rdd < 0) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double[] arr = table.get(n.rdd);
+    if (arr == null || n.part < 0 || n.part >= arr.length) {
+      return 0.0;
+    }
+    return arr[n.part];
+  }
+
+  /** Priority of a cached block under the table in force (for tests / diagnostics). */
+  public synchronized double priority(BlockId id) {
+    Node n = nodes.get(id);
+    return n == null ? Double.NaN : n.priority;
+  }
+
+  // ---------------------------------------------------------------- accounting
+
+  void taskStarted(long taskAttemptId) {
+    tasks.put(taskAttemptId, new TaskCounters());
+  }
+
+  TaskCounters taskEnded(long taskAttemptId) {
+    walked.get().clear();
+    return tasks.remove(taskAttemptId);
+  }
+
+  public synchronized long evictedTotal() {
+    return evictedTotal;
+  }
+
+  private static TaskCounters countersOrNull(ConcurrentHashMap<Long, TaskCounters> tasks) {
+    TaskContext tc = TaskContext.get();
+    return tc == null ? null : tasks.get(tc.taskAttemptId());
+  }
+
+  // ---------------------------------------------------------------- Map methods Spark calls
+
+  @Override
+  public synchronized MemoryEntry<?> get(Object key) {
+    MemoryEntry<?> v = super.get(key);
+    if (v != null) {
+      Node n = nodes.get(key);
+      if (n != null) {
+        order.remove(n);
+        n.seq = ++seqCounter;
+        order.add(n);
+      }
+      if (key instanceof RDDBlockId && !walked.get().contains(key)) {
+        TaskCounters c = countersOrNull(tasks);
+        if (c != null && !c.puts.contains(((BlockId) key).name())) {
+          c.hits.add(((BlockId) key).name());
+        }
+      }
+    }
+    return v;
+  }
+
+  @Override
+  public synchronized MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
+    MemoryEntry<?> old = super.put(key, value);
+    Node n = nodes.get(key);
+    if (n == null) {
+      n = new Node(key, value);
+      n.priority = priorityOf(n);
+      nodes.put(key, n);
+      if (n.rdd >= 0) {
+        byRdd.computeIfAbsent(n.rdd, k -> new HashSet<>()).add(n);
+      }
+    } else {
+      order.remove(n);
+      n.value = value;
+    }
+    n.seq = ++seqCounter;
+    order.add(n);
+    walked.get().clear();
+    if (key instanceof RDDBlockId) {
+      TaskCounters c = countersOrNull(tasks);
+      if (c != null) {
+        c.puts.add(key.name());
+      }
+    }
+    return old;
+  }
+
+  @Override
+  public synchronized MemoryEntry<?> remove(Object key) {
+    MemoryEntry<?> old = super.remove(key);
+    Node n = nodes.remove(key);
+    if (n != null) {
+      order.remove(n);
+      if (n.rdd >= 0) {
+        HashSet<Node> ns = byRdd.get(n.rdd);
+        if (ns != null) {
+          ns.remove(n);
+          if (ns.isEmpty()) {
+            byRdd.remove(n.rdd);
+          }
+        }
+      }
+    }
+    if (old != null && walked.get().remove(key)) {
+      evictedTotal++;
+      if (key instanceof RDDBlockId) {
+        TaskCounters c = countersOrNull(tasks);
+        if (c != null) {
+          c.evicted.add(((BlockId) key).name());
+        }
+      }
+    }
+    return old;
+  }
+
+  @Override
+  public synchronized void clear() {
+    super.clear();
+    nodes.clear();
+    order.clear();
+    byRdd.clear();
+  }
+
+  /**
+   * The eviction walk's view: Spark's LRU order while no table is in force, else (priority,
+   * access order). Read-only; records what it yields so the following drop is seen as an eviction.
+   */
+  @Override
+  public Set<Map.Entry<BlockId, MemoryEntry<?>>> entrySet() {
+    final boolean ordered;
+    synchronized (this) {
+      ordered = version > 0;
+    }
+    final Set<Map.Entry<BlockId, MemoryEntry<?>>> lru = ordered ? null : super.entrySet();
+    return new AbstractSet<Map.Entry<BlockId, MemoryEntry<?>>>() {
+      @Override
+      public int size() {
+        return PriorityEntries.this.size();
+      }
+
+      @Override
+      public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
+        final HashSet<BlockId> seen = walked.get();
+        seen.clear();
+        final Iterator<? extends Map.Entry<BlockId, MemoryEntry<?>>> it =
+            ordered ? order.iterator() : lru.iterator();
+        return new Iterator<Map.Entry<BlockId, MemoryEntry<?>>>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public Map.Entry<BlockId, MemoryEntry<?>> next() {
+            Map.Entry<BlockId, MemoryEntry<?>> e = it.next();
+            seen.add(e.getKey());
+            return e;
+          }
+        };
+      }
+    };
+  }
+
+  /** Copies another map's entries in its iteration (LRU) order; call under its monitor. */
+  void copyFrom(Map<BlockId, MemoryEntry<?>> old) {
+    for (Map.Entry<BlockId, MemoryEntry<?>> e : old.entrySet()) {
+      put(e.getKey(), e.getValue());
+    }
+    walked.get().clear();
+  }
+}

@@ -1,0 +1,125 @@
+package org.sparklrc;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Text forms of the priority table. RDD arrays: {@code rddId=p0,p1,...;rddId2=} (an empty array
+ * removes the RDD). Stage lists: comma-separated ids. Reply of a TableRequest:
+ * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays}.
+ */
+final class TableCodec {
+  private TableCodec() {}
+
+  static double parsePriority(String s) {
+    String t = s.trim();
+    switch (t.toLowerCase()) {
+      case "inf": case "+inf": case "infinity": case "+infinity": return Double.POSITIVE_INFINITY;
+      case "-inf": case "-infinity": return Double.NEGATIVE_INFINITY;
+      case "nan": return Double.NaN;
+      default: return Double.parseDouble(t);
+    }
+  }
+
+  static Map<Integer, double[]> parseArrays(String text) {
+    Map<Integer, double[]> out = new LinkedHashMap<>();
+    if (text == null || text.trim().isEmpty()) {
+      return out;
+    }
+    for (String item : text.split(";")) {
+      if (item.trim().isEmpty()) {
+        continue;
+      }
+      int eq = item.indexOf('=');
+      if (eq < 0) {
+        throw new IllegalArgumentException("bad table item (want rddId=p0,p1,...): " + item);
+      }
+      int rdd = Integer.parseInt(item.substring(0, eq).trim());
+      String vals = item.substring(eq + 1).trim();
+      if (vals.isEmpty()) {
+        out.put(rdd, new double[0]);
+        continue;
+      }
+      String[] parts = vals.split(",");
+      double[] arr = new double[parts.length];
+      for (int i = 0; i < parts.length; i++) {
+        arr[i] = parsePriority(parts[i]);
+      }
+      out.put(rdd, arr);
+    }
+    return out;
+  }
+
+  static String formatArrays(Map<Integer, double[]> arrays) {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<Integer, double[]> e : arrays.entrySet()) {
+      if (b.length() > 0) {
+        b.append(';');
+      }
+      b.append(e.getKey()).append('=');
+      double[] a = e.getValue();
+      for (int i = 0; i < a.length; i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        b.append(a[i]); // Double.toString: "Infinity", "-Infinity", "NaN" parse back
+      }
+    }
+    return b.toString();
+  }
+
+  static List<Integer> parseInts(String csv) {
+    List<Integer> out = new ArrayList<>();
+    if (csv == null) {
+      return out;
+    }
+    for (String t : csv.split(",")) {
+      if (!t.trim().isEmpty()) {
+        out.add(Integer.parseInt(t.trim()));
+      }
+    }
+    return out;
+  }
+
+  static String formatInts(Iterable<Integer> xs) {
+    StringBuilder b = new StringBuilder();
+    for (Integer x : xs) {
+      if (b.length() > 0) {
+        b.append(',');
+      }
+      b.append(x);
+    }
+    return b.toString();
+  }
+
+  /** A decoded table reply. */
+  static final class Reply {
+    final long version;
+    final boolean reset;
+    final boolean brain;
+    final List<Integer> planned;
+    final Map<Integer, double[]> arrays;
+
+    Reply(long version, boolean reset, boolean brain, List<Integer> planned,
+        Map<Integer, double[]> arrays) {
+      this.version = version;
+      this.reset = reset;
+      this.brain = brain;
+      this.planned = planned;
+      this.arrays = arrays;
+    }
+
+    String encode() {
+      return version + "|" + (reset ? 1 : 0) + "|" + (brain ? 1 : 0) + "|" + formatInts(planned)
+          + "|" + formatArrays(arrays);
+    }
+
+    static Reply decode(String s) {
+      String[] f = s.split("\\|", -1);
+      return new Reply(Long.parseLong(f[0]), "1".equals(f[1]), "1".equals(f[2]), parseInts(f[3]),
+          parseArrays(f[4]));
+    }
+  }
+}
