@@ -1,0 +1,297 @@
+"""Application DAG: RDDs with partition-level dependencies, stages and jobs, and which cached
+blocks a task reads (what reference counting is built on).
+
+Block ids are ``(rdd_id, partition)`` tuples; ``"rdd_<id>_<p>"`` strings only at the JVM boundary.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Container, Iterable, Sequence
+
+Block = tuple[int, int]
+DEP_KINDS = ("one_to_one", "range", "explicit", "shuffle", "unknown")
+_BLOCK_RE = re.compile(r"rdd_(\d+)_(\d+)")
+
+
+def block_name(block: Block) -> str:
+    """``(3, 4) -> "rdd_3_4"`` (Spark's RDDBlockId name)."""
+    return f"rdd_{block[0]}_{block[1]}"
+
+
+def parse_block(name: str) -> Block | None:
+    """``"rdd_3_4" -> (3, 4)``; None for non-RDD blocks (broadcast, shuffle, ...)."""
+    m = _BLOCK_RE.fullmatch(name)
+    return (int(m[1]), int(m[2])) if m else None
+
+
+class _Everything:
+    """A container holding every block: "all cached inputs already exist" (recomputation)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+ALL = _Everything()
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """How child partitions map to ``parent``'s partitions (see DESIGN.md section 2).
+
+    ``range``: child p in [out_start, out_start+length) reads parent p - out_start + in_start.
+    ``explicit``: child p reads ``mapping[p]`` (coalesce, cartesian, zip-like).
+    ``shuffle``: a stage boundary, no block-level read.
+    ``unknown``: listener-only data; one_to_one if partition counts match, else every partition.
+    """
+
+    parent: int
+    kind: str = "one_to_one"
+    in_start: int = 0
+    out_start: int = 0
+    length: int = 0
+    mapping: tuple[tuple[int, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in DEP_KINDS:
+            raise ValueError(f"dependency kind {self.kind!r} is not one of {', '.join(DEP_KINDS)}")
+        if self.kind == "explicit":
+            if self.mapping is None:
+                raise ValueError(f"explicit dependency on RDD {self.parent} needs a mapping")
+            object.__setattr__(self, "mapping", tuple(tuple(int(q) for q in m) for m in self.mapping))
+
+    def parent_partitions(self, p: int, child_parts: int, parent_parts: int) -> Sequence[int]:
+        """Parent partitions that child partition ``p`` reads through this dependency."""
+        k = self.kind
+        if k == "one_to_one":
+            return (p,) if p < parent_parts else ()
+        if k == "range":
+            return (p - self.out_start + self.in_start,) if self.out_start <= p < self.out_start + self.length else ()
+        if k == "explicit":
+            return self.mapping[p] if p < len(self.mapping) else ()
+        if k == "unknown":
+            return (p,) if child_parts == parent_parts else range(parent_parts)
+        return ()  # shuffle
+
+
+@dataclass
+class RDD:
+    """An RDD. ``block_bytes``: int for every partition, a per-partition sequence, or None
+    (unknown: counted as 1 byte). ``compute_cost``: seconds to compute one partition from its
+    immediate inputs (its own work only)."""
+
+    id: int
+    num_partitions: int
+    deps: tuple[Dependency, ...] = ()
+    cached: bool = False
+    storage_level: str = "NONE"
+    block_bytes: int | Sequence[int] | None = None
+    compute_cost: float = 0.0
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.num_partitions < 0:
+            raise ValueError(f"RDD {self.id}: negative num_partitions")
+        self.deps = tuple(self.deps)
+        if self.cached and self.storage_level == "NONE":
+            self.storage_level = "MEMORY_ONLY"
+        if isinstance(self.block_bytes, (list, tuple)) and len(self.block_bytes) != self.num_partitions:
+            raise ValueError(f"RDD {self.id}: block_bytes has {len(self.block_bytes)} entries "
+                             f"for {self.num_partitions} partitions")
+
+    def size(self, p: int) -> int:
+        b = self.block_bytes
+        if b is None:
+            return 1
+        return int(b) if isinstance(b, (int, float)) else int(b[p])
+
+    @property
+    def uses_disk(self) -> bool:
+        """Evicted blocks go to disk (MEMORY_AND_DISK...) instead of being dropped."""
+        return "DISK" in self.storage_level
+
+
+@dataclass
+class Stage:
+    """A stage: ``rdd_id`` is its final RDD, ``partitions`` those it computes (default all)."""
+
+    id: int
+    rdd_id: int
+    num_tasks: int
+    parent_ids: tuple[int, ...] = ()
+    job_id: int | None = None
+    partitions: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        self.parent_ids = tuple(self.parent_ids)
+        if self.partitions is not None:
+            self.partitions = tuple(self.partitions)
+
+    def task_partitions(self) -> Sequence[int]:
+        return self.partitions if self.partitions is not None else range(self.num_tasks)
+
+
+@dataclass
+class Job:
+    id: int
+    stage_ids: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.stage_ids = tuple(self.stage_ids)
+
+
+@dataclass
+class AppDAG:
+    """RDDs, stages and jobs of one application, as far as they are known."""
+
+    rdds: dict[int, RDD] = field(default_factory=dict)
+    stages: dict[int, Stage] = field(default_factory=dict)
+    jobs: dict[int, Job] = field(default_factory=dict)
+
+    def add_rdd(self, rdd: RDD) -> None:
+        """Add or update an RDD; keeps known dependencies/sizes when the new copy lacks them
+        (listener data is coarser than ``describeStages`` data)."""
+        old = self.rdds.get(rdd.id)
+        if old is not None:
+            if old.deps and all(d.kind == "unknown" for d in rdd.deps):
+                rdd.deps = old.deps
+            if rdd.block_bytes is None:
+                rdd.block_bytes = old.block_bytes
+            if not rdd.compute_cost:
+                rdd.compute_cost = old.compute_cost
+        self.rdds[rdd.id] = rdd
+
+    def add_stage(self, stage: Stage) -> None:
+        self.stages[stage.id] = stage
+
+    def add_job(self, job: Job) -> None:
+        self.jobs[job.id] = job
+
+    def stage(self, stage_id: int) -> Stage:
+        try:
+            return self.stages[stage_id]
+        except KeyError:
+            raise ValueError(f"unknown stage {stage_id}") from None
+
+    def _walk(self, root: Block, materialized: Container[Block], skip_root: bool
+              ) -> tuple[list[Block], list[Block], float]:
+        """Walk narrow dependencies from ``root``: (reads, creates, summed compute cost)."""
+        reads: list[Block] = []
+        creates: list[Block] = []
+        cost = 0.0
+        seen = set()
+        stack = [root]
+        while stack:
+            blk = stack.pop()
+            if blk in seen:
+                continue
+            seen.add(blk)
+            rdd = self.rdds.get(blk[0])
+            if rdd is None:
+                continue
+            if rdd.cached and not (skip_root and blk == root):
+                if blk in materialized:
+                    reads.append(blk)
+                    continue
+                creates.append(blk)
+            cost += rdd.compute_cost
+            for d in rdd.deps:
+                if d.kind == "shuffle":
+                    continue
+                parent = self.rdds.get(d.parent)
+                if parent is not None:
+                    for q in d.parent_partitions(blk[1], rdd.num_partitions, parent.num_partitions):
+                        stack.append((d.parent, q))
+        creates.reverse()  # inputs are computed (and cached) before what is built on them
+        return reads, creates, cost
+
+    def task_reads(self, stage_id: int, partition: int, materialized: Container[Block]
+                   ) -> tuple[list[Block], list[Block]]:
+        """Cached blocks task (stage, partition) reads, and those it creates (computes first)."""
+        reads, creates, _ = self._walk((self.stage(stage_id).rdd_id, partition), materialized, False)
+        return reads, creates
+
+    def task_cost(self, stage_id: int, partition: int, materialized: Container[Block]) -> float:
+        """Seconds of compute for the task when all its reads hit."""
+        return self._walk((self.stage(stage_id).rdd_id, partition), materialized, False)[2]
+
+    def block_inputs(self, block: Block, materialized: Container[Block] = ALL) -> list[Block]:
+        """Cached blocks that a recomputation of ``block`` reads."""
+        return self._walk(block, materialized, True)[0]
+
+    def recompute_cost(self, block: Block) -> float:
+        """Own seconds to recompute ``block`` when its cached inputs are available."""
+        return self._walk(block, ALL, True)[2]
+
+    def lineage_rdds(self, rdd_ids: Iterable[int]) -> list[RDD]:
+        """Every RDD the given ones depend on (shuffle parents included), themselves too."""
+        out, stack = {}, list(rdd_ids)
+        while stack:
+            r = self.rdds.get(stack.pop())
+            if r is not None and r.id not in out:
+                out[r.id] = r
+                stack.extend(d.parent for d in r.deps)
+        return list(out.values())
+
+    # ---- JSON -------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        def rdd(r: RDD) -> dict[str, Any]:
+            d = asdict(r)
+            d["deps"] = [{k: v for k, v in asdict(x).items() if v not in (None, 0) or k == "parent"}
+                         for x in r.deps]
+            if isinstance(r.block_bytes, (list, tuple)):
+                d["block_bytes"] = [int(x) for x in r.block_bytes]
+            return d
+
+        return {"rdds": [rdd(r) for r in self.rdds.values()],
+                "stages": [asdict(s) for s in self.stages.values()],
+                "jobs": [asdict(j) for j in self.jobs.values()]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, doc: str | dict[str, Any]) -> "AppDAG":
+        """Parse and validate; malformed input raises ValueError saying what is wrong."""
+        if isinstance(doc, (str, bytes)):
+            try:
+                doc = json.loads(doc)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"DAG is not valid JSON: {e}") from None
+        if not isinstance(doc, dict):
+            raise ValueError("DAG JSON must be an object with 'rdds', 'stages', 'jobs'")
+        dag = cls()
+        for what, ctor, add in (("rdds", _rdd_from, dag.add_rdd), ("stages", Stage, dag.add_stage),
+                                ("jobs", Job, dag.add_job)):
+            items = doc.get(what, [])
+            if not isinstance(items, list):
+                raise ValueError(f"DAG JSON: '{what}' must be a list")
+            for i, item in enumerate(items):
+                try:
+                    add(ctor(**item))
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"DAG JSON: {what}[{i}] is malformed: {e}") from None
+        dag.validate()
+        return dag
+
+    def validate(self) -> None:
+        """References between RDDs, stages and jobs must resolve."""
+        for r in self.rdds.values():
+            for d in r.deps:
+                if d.parent not in self.rdds:
+                    raise ValueError(f"RDD {r.id} depends on unknown RDD {d.parent}")
+        for s in self.stages.values():
+            if s.rdd_id not in self.rdds:
+                raise ValueError(f"stage {s.id} has unknown final RDD {s.rdd_id}")
+        for j in self.jobs.values():
+            for s in j.stage_ids:
+                if s not in self.stages:
+                    raise ValueError(f"job {j.id} lists unknown stage {s}")
+
+
+def _rdd_from(**d: Any) -> RDD:
+    deps = d.pop("deps", ())
+    if not isinstance(deps, (list, tuple)):
+        raise ValueError("deps must be a list")
+    return RDD(deps=tuple(Dependency(**x) for x in deps), **d)

@@ -1,0 +1,26 @@
+"""The one policy interface: a priority function over cached blocks (DESIGN.md section 1).
+
+Eviction (in ``lrc.evict`` and in the JVM) takes the lowest priority first, ties by least recent
+access, never a block of the RDD being inserted, and nothing if it cannot free enough.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from lrc.refcount import RefState
+
+
+class Policy:
+    """Subclasses set ``name`` and override ``priority``; the flags say what state they need."""
+
+    name = "base"
+    constant = False      # priority never changes (needs no reference state at all)
+    needs_peers = False   # uses effective reference counts (peer groups)
+    needs_order = False   # uses next-reference positions
+    needs_future = False  # uses the future access sequence: simulator only
+
+    def priority(self, refs: RefState, block: Hashable) -> float:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<policy {self.name}>"

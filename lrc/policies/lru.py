@@ -1,0 +1,11 @@
+from lrc.policies.base import Policy
+
+
+class LRU(Policy):
+    """Spark's own order: every block ties, so eviction is pure access order."""
+
+    name = "lru"
+    constant = True
+
+    def priority(self, refs, block):
+        return 0.0

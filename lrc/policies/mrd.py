@@ -1,0 +1,14 @@
+from lrc.policies.base import Policy
+
+INF = float("inf")
+
+
+class MRD(Policy):
+    """Most Reference Distance: evict the block whose next reference (stage position) is farthest;
+    blocks with no future reference go first (-inf)."""
+
+    name = "mrd"
+    needs_order = True
+
+    def priority(self, refs, block):
+        return -refs.next_ref.get(block, INF)

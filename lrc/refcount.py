@@ -1,0 +1,109 @@
+"""Per-block reference state: how many not-yet-run tasks will read each cached block.
+
+References are registered per task ``(stage_id, partition)`` with the blocks it will read and the
+stage's sequence number (its position in the planned execution order). They come from a profile
+(a trace of an earlier run: the whole application up front) or job by job as jobs are submitted
+(a new job's references are added to what remains). A task's references drop when it finishes,
+or when its stage is dropped (skipped, or its job ended without running it).
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+
+from lrc.peers import PeerGroups
+
+INF = float("inf")
+
+
+class RefState:
+    """Reference counts, plus effective counts (``peer_mode`` "task"/"stage") and next-reference
+    positions (``track_order``) when the policy needs them. ``changed`` collects blocks whose
+    counts moved, for incremental priority updates."""
+
+    def __init__(self, peer_mode: str | None = None, track_order: bool = False) -> None:
+        if peer_mode not in (None, "task", "stage"):
+            raise ValueError(f"peer_mode must be 'task' or 'stage', not {peer_mode!r}")
+        self.count: dict[Hashable, int] = {}
+        self.pending: dict[int, dict[int, tuple]] = {}  # stage -> partition -> reads
+        self.stage_seq: dict[int, int] = {}
+        self.changed: set = set()
+        self.peer_mode = peer_mode
+        self.peers = PeerGroups(self.changed) if peer_mode else None
+        self.track_order = track_order
+        self.next_seqs: dict[Hashable, dict[int, int]] = {}  # block -> stage seq -> references
+        self.next_ref: dict[Hashable, float] = {}
+        self.next_access: dict[Hashable, float] = {}  # future knowledge: only a simulator fills it
+
+    # ---- registering and dropping references ------------------------------------------------
+    def add_task(self, stage_id: int, partition: int, reads: Iterable[Hashable], seq: int) -> bool:
+        """Register the reads of a task that has not run; False if it was already known."""
+        tasks = self.pending.setdefault(stage_id, {})
+        if partition in tasks:
+            return False
+        reads = tuple(dict.fromkeys(reads))
+        tasks[partition] = reads
+        self.stage_seq.setdefault(stage_id, seq)
+        seq = self.stage_seq[stage_id]
+        count, changed = self.count, self.changed
+        gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
+        for b in reads:
+            count[b] = count.get(b, 0) + 1
+            changed.add(b)
+            if self.peers is not None:
+                self.peers.add(gid, b)
+            if self.track_order:
+                seqs = self.next_seqs.setdefault(b, {})
+                seqs[seq] = seqs.get(seq, 0) + 1
+                if seq < self.next_ref.get(b, INF):
+                    self.next_ref[b] = seq
+        return True
+
+    def finish_task(self, stage_id: int, partition: int) -> None:
+        """The task ran (or will never run): its references are gone."""
+        tasks = self.pending.get(stage_id)
+        if not tasks or partition not in tasks:
+            return
+        reads = tasks.pop(partition)
+        count, changed = self.count, self.changed
+        gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
+        seq = self.stage_seq[stage_id]
+        for b in reads:
+            count[b] -= 1
+            changed.add(b)
+            if self.peers is not None:
+                self.peers.remove(gid, b)
+            if self.track_order:
+                seqs = self.next_seqs[b]
+                left = seqs[seq] - 1
+                if left:
+                    seqs[seq] = left
+                else:
+                    del seqs[seq]
+                    if self.next_ref[b] == seq:
+                        self.next_ref[b] = min(seqs) if seqs else INF
+
+    def drop_stage(self, stage_id: int) -> None:
+        """Drop references of every task of the stage that has not finished."""
+        for p in list(self.pending.get(stage_id, ())):
+            self.finish_task(stage_id, p)
+
+    def set_cached(self, block: Hashable, cached: bool) -> None:
+        if self.peers is not None:
+            self.peers.set_cached(block, cached)
+
+    # ---- queries -----------------------------------------------------------------------------
+    def refs(self, block: Hashable) -> int:
+        return self.count.get(block, 0)
+
+    def effective(self, block: Hashable) -> int:
+        if self.peers is None:
+            raise ValueError("effective counts need RefState(peer_mode='task' or 'stage')")
+        return self.peers.effective.get(block, 0)
+
+    def pending_reads(self, stage_id: int, partition: int) -> tuple:
+        return self.pending.get(stage_id, {}).get(partition, ())
+
+    def take_changes(self) -> set:
+        out = set(self.changed)
+        self.changed.clear()
+        return out

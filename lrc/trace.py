@@ -1,0 +1,218 @@
+"""Traces: the DAG plus the ordered events of one run (recorded live, or synthetic).
+
+On disk (DESIGN.md section 2), ``.parquet``: one row per event with columns
+``kind`` (job_start | stage_submitted | task | stage_completed | job_end | unpersist),
+``job_id``, ``stage_id``, ``partition``, ``executor`` (string), ``reads`` and ``creates``
+(``list<struct<rdd:int32, part:int32>>``), ``duration_s``, ``rdd_id`` (null where unused), and the
+DAG as JSON under the key-value metadata key ``lrc.dag`` (``lrc.format`` = "1").
+``.json``: ``{"format": 1, "dag": {...}, "events": [{"kind": "task", "stage_id": 1, ...}]}`` with
+blocks as ``[rdd, part]`` pairs; handy for small hand-written traces.
+
+Building one in code::
+
+    events = [Event.job_start(0), Event.stage_submitted(0),
+              Event.task(0, 3, reads=[(1, 3)], creates=[(2, 3)], executor="1", duration_s=0.2),
+              Event.stage_completed(0), Event.job_end(0)]
+    save_trace(Trace(dag, events), "run.parquet")
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from lrc.dag import AppDAG, Block
+
+KINDS = ("job_start", "stage_submitted", "task", "stage_completed", "job_end", "unpersist")
+FORMAT = "1"
+_INT_FIELDS = ("job_id", "stage_id", "partition", "rdd_id")
+
+
+@dataclass(slots=True)
+class Event:
+    """One trace event; only the fields its ``kind`` needs are set."""
+
+    kind: str
+    job_id: int | None = None
+    stage_id: int | None = None
+    partition: int | None = None
+    executor: str | None = None
+    reads: tuple[Block, ...] = ()
+    creates: tuple[Block, ...] = ()
+    duration_s: float | None = None
+    rdd_id: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"event kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        self.reads = tuple((int(r), int(p)) for r, p in self.reads)
+        self.creates = tuple((int(r), int(p)) for r, p in self.creates)
+        need = {"job_start": "job_id", "job_end": "job_id", "stage_submitted": "stage_id",
+                "stage_completed": "stage_id", "task": "stage_id", "unpersist": "rdd_id"}[self.kind]
+        if getattr(self, need) is None or (self.kind == "task" and self.partition is None):
+            raise ValueError(f"{self.kind} event needs {need}"
+                             + (" and partition" if self.kind == "task" else ""))
+
+    @classmethod
+    def job_start(cls, job_id: int) -> "Event":
+        return cls("job_start", job_id=job_id)
+
+    @classmethod
+    def job_end(cls, job_id: int) -> "Event":
+        return cls("job_end", job_id=job_id)
+
+    @classmethod
+    def stage_submitted(cls, stage_id: int) -> "Event":
+        return cls("stage_submitted", stage_id=stage_id)
+
+    @classmethod
+    def stage_completed(cls, stage_id: int) -> "Event":
+        return cls("stage_completed", stage_id=stage_id)
+
+    @classmethod
+    def unpersist(cls, rdd_id: int) -> "Event":
+        return cls("unpersist", rdd_id=rdd_id)
+
+    @classmethod
+    def task(cls, stage_id: int, partition: int, reads: Iterable[Block] = (),
+             creates: Iterable[Block] = (), executor: str | None = None,
+             duration_s: float | None = None) -> "Event":
+        """A finished task: cached blocks it read, blocks it computed first (creates)."""
+        return cls("task", stage_id=stage_id, partition=partition, executor=executor,
+                   reads=tuple(reads), creates=tuple(creates), duration_s=duration_s)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"kind": self.kind}
+        for k in ("job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        if self.kind == "task":
+            d["reads"] = [list(b) for b in self.reads]
+            d["creates"] = [list(b) for b in self.creates]
+        return d
+
+
+TaskEvent = Event  # DESIGN.md's name; every event kind uses the same class
+
+
+@dataclass
+class Trace:
+    dag: AppDAG
+    events: list[Event] = field(default_factory=list)
+    name: str = ""
+
+    def accesses(self) -> int:
+        """Block accesses (reads + creates) in task events."""
+        return sum(len(e.reads) + len(e.creates) for e in self.events if e.kind == "task")
+
+
+# ---- save ------------------------------------------------------------------------------------
+def save_trace(trace: Trace, path: str | Path) -> Path:
+    """Write ``.parquet`` (default) or ``.json`` depending on the suffix."""
+    path = Path(path)
+    if path.suffix == ".json":
+        doc = {"format": int(FORMAT), "name": trace.name, "dag": trace.dag.to_dict(),
+               "events": [e.to_dict() for e in trace.events]}
+        path.write_text(json.dumps(doc, separators=(",", ":")))
+        return path
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    blocks = pa.list_(pa.struct([("rdd", pa.int32()), ("part", pa.int32())]))
+    schema = pa.schema([("kind", pa.string()), ("job_id", pa.int32()), ("stage_id", pa.int32()),
+                        ("partition", pa.int32()), ("executor", pa.string()), ("reads", blocks),
+                        ("creates", blocks), ("duration_s", pa.float64()), ("rdd_id", pa.int32())])
+    ev = trace.events
+    cols = {k: [getattr(e, k) for e in ev] for k in
+            ("kind", "job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id")}
+    cols["reads"] = [[{"rdd": r, "part": p} for r, p in e.reads] for e in ev]
+    cols["creates"] = [[{"rdd": r, "part": p} for r, p in e.creates] for e in ev]
+    meta = {b"lrc.dag": trace.dag.to_json().encode(), b"lrc.format": FORMAT.encode(),
+            b"lrc.name": trace.name.encode()}
+    table = pa.table(cols, schema=schema.with_metadata(meta))
+    pq.write_table(table, path)
+    return path
+
+
+# ---- load ------------------------------------------------------------------------------------
+def load_trace(path: str | Path) -> Trace:
+    """Read a trace; a malformed file raises ValueError naming the problem."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"trace file {path} does not exist")
+    if path.suffix == ".json":
+        return _load_json(path)
+    return _load_parquet(path)
+
+
+def _events(rows: Iterable[dict[str, Any]], where: str) -> list[Event]:
+    out = []
+    for i, row in enumerate(rows):
+        try:
+            if not isinstance(row, dict):
+                raise ValueError("not an object")
+            kw = {k: row.get(k) for k in _INT_FIELDS + ("executor", "duration_s")}
+            for k in _INT_FIELDS:
+                if kw[k] is not None:
+                    kw[k] = int(kw[k])
+            if kw["executor"] is not None:
+                kw["executor"] = str(kw["executor"])
+            out.append(Event(row.get("kind"), reads=_blocks(row.get("reads")),
+                             creates=_blocks(row.get("creates")), **kw))
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"{where}: event {i} is malformed: {e}") from None
+    return out
+
+
+def _blocks(items) -> list[Block]:
+    if items is None:
+        return []
+    out = []
+    for b in items:
+        if isinstance(b, dict):
+            out.append((int(b["rdd"]), int(b["part"])))
+        elif isinstance(b, (list, tuple)) and len(b) == 2:
+            out.append((int(b[0]), int(b[1])))
+        else:
+            raise ValueError(f"block {b!r} is not [rdd, part] or {{rdd, part}}")
+    return out
+
+
+def _load_json(path: Path) -> Trace:
+    try:
+        doc = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    if not isinstance(doc, dict) or "dag" not in doc or not isinstance(doc.get("events"), list):
+        raise ValueError(f"{path}: expected an object with 'dag' and a list 'events'")
+    if str(doc.get("format", FORMAT)) != FORMAT:
+        raise ValueError(f"{path}: trace format {doc.get('format')} unsupported (want {FORMAT})")
+    try:
+        dag = AppDAG.from_json(doc["dag"])
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return Trace(dag, _events(doc["events"], str(path)), doc.get("name", ""))
+
+
+def _load_parquet(path: Path) -> Trace:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise ValueError(f"{path}: not a readable Parquet trace: {e}") from None
+    meta = table.schema.metadata or {}
+    if b"lrc.dag" not in meta:
+        raise ValueError(f"{path}: Parquet file has no 'lrc.dag' metadata: not an lrc trace")
+    if meta.get(b"lrc.format", FORMAT.encode()).decode() != FORMAT:
+        raise ValueError(f"{path}: trace format {meta[b'lrc.format'].decode()} unsupported")
+    if "kind" not in table.column_names:
+        raise ValueError(f"{path}: event table has no 'kind' column")
+    try:
+        dag = AppDAG.from_json(meta[b"lrc.dag"].decode())
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return Trace(dag, _events(table.to_pylist(), str(path)), meta.get(b"lrc.name", b"").decode())
