@@ -13,7 +13,7 @@ or ``refs="profile"``: preloaded from the trace itself, a recurring application)
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -121,6 +121,7 @@ class SimResult:
     recomputed_bytes: int = 0
     disk_reads: int = 0
     est_runtime: float = 0.0
+    evicted: list = field(default_factory=list)  # victims, only with log_evictions
 
     @property
     def hit_ratio(self) -> float:
@@ -132,6 +133,7 @@ class SimResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["evicted"]
         d["hit_ratio"] = self.hit_ratio
         d["effective_hit_ratio"] = self.effective_hit_ratio
         return d
@@ -139,17 +141,17 @@ class SimResult:
 
 def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction: float,
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
-             disk_bytes_per_s: float = DISK_BYTES_PER_S) -> SimResult:
+             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x total bytes of cached blocks,
-    split evenly over ``executors``."""
+    split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``."""
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
     return _Simulator(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
-                      disk_bytes_per_s).run()
+                      disk_bytes_per_s, log_evictions).run()
 
 
 class _Simulator:
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
-                 cores: int, refs: str, peer_mode: str, disk_bw: float) -> None:
+                 cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool = False) -> None:
         if refs not in ("profile", "online"):
             raise ValueError(f"refs must be 'profile' or 'online', not {refs!r}")
         if executors < 1:
@@ -172,6 +174,7 @@ class _Simulator:
         self.on_disk: set[int] = set()
         self.stamp = 0
         self.stage_load: dict[int, list[float]] = {}
+        self.log = self.res.evicted if log else None
 
     # ---- priorities --------------------------------------------------------------------------
     def prio(self, b: int) -> float:
@@ -203,6 +206,8 @@ class _Simulator:
             if planner is not None:
                 planner.block_removed(blocks[v], ex)
         self.res.evictions += len(victims)
+        if self.log is not None:
+            self.log.extend(blocks[v] for v in victims)
         where[b] = ex
         if planner is not None:
             planner.block_cached(blocks[b], ex, self.ct.sizes[b])

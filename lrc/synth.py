@@ -114,16 +114,16 @@ class App:
         return Trace(dag, events, self.name)
 
 
-def pagerank(seed: int = 0, parts: int = 16, iters: int = 10) -> Trace:
+def pagerank(seed: int = 0, parts: int = 16, iters: int = 4) -> Trace:
     """links (big, reused every iteration, read twice per iteration) and one new ranks RDD per
     iteration (the previous one is dead but kept)."""
     a = App("pagerank", seed, parts)
     links = a.rdd([shuffle(a.rdd(cost=0.1))], mb=24, cost=0.6, name="links")
-    ranks = a.rdd([o2o(links)], mb=4, cost=0.02, name="ranks0")
+    ranks = a.rdd([o2o(links)], mb=8, cost=0.02, name="ranks0")
     a.action(ranks)
     for i in range(iters):
         contribs = a.rdd([o2o(links), o2o(ranks)], cost=0.2, name=f"contribs{i}")
-        ranks = a.rdd([shuffle(contribs), o2o(links)], mb=4, cost=0.1, name=f"ranks{i + 1}")
+        ranks = a.rdd([shuffle(contribs), o2o(links)], mb=8, cost=0.1, name=f"ranks{i + 1}")
         a.action(ranks)
     return a.trace()
 
@@ -132,13 +132,13 @@ def cc(seed: int = 0, parts: int = 16, iters: int = 8) -> Trace:
     """ConnectedComponents in Pregel style: cached graph edges, per-iteration cached messages
     (shrinking as vertices converge, counted once, then unpersisted) and vertices (kept)."""
     a = App("cc", seed, parts)
-    edges = a.rdd([shuffle(a.rdd(cost=0.1))], mb=16, cost=0.5, name="edges")
+    edges = a.rdd([shuffle(a.rdd(cost=0.1))], mb=30, cost=0.5, name="edges")
     verts = a.rdd([o2o(edges)], mb=3, cost=0.05, name="verts0")
     a.action(verts)
     prev_msgs = None
     for i in range(iters):
-        msgs = a.rdd([o2o(edges), o2o(verts)], mb=max(0.5, 8 * 0.75 ** i), cost=0.3, name=f"msgs{i}")
-        verts = a.rdd([o2o(verts), shuffle(msgs)], mb=3, cost=0.05, name=f"verts{i + 1}")
+        msgs = a.rdd([o2o(edges), o2o(verts)], mb=max(0.5, 4 * 0.75 ** i), cost=0.3, name=f"msgs{i}")
+        verts = a.rdd([o2o(verts), shuffle(msgs)], mb=2, cost=0.05, name=f"verts{i + 1}")
         a.action(verts)
         a.action(a.rdd([o2o(msgs)], cost=0.01, name=f"count{i}"))
         if prev_msgs is not None:

@@ -1,0 +1,5 @@
+import sys
+
+from lrc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,101 @@
+"""``python -m lrc simulate ...`` and ``python -m lrc bench-speed``."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from lrc.policies import POLICIES, get_policy
+from lrc.sim import CompiledTrace, simulate
+from lrc.synth import WORKLOADS, make
+from lrc.trace import load_trace
+
+
+def _floats(s: str) -> list[float]:
+    try:
+        vals = [float(x) for x in s.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {s!r}") from None
+    if not vals or any(not 0 < v for v in vals):
+        raise argparse.ArgumentTypeError("cache fractions must be > 0")
+    return vals
+
+
+def _policies(s: str) -> list[str]:
+    names = [x.strip() for x in s.split(",") if x.strip()]
+    for n in names:
+        try:
+            get_policy(n)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return names
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m lrc")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("simulate", help="replay traces under policies and cache sizes")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--workload", help=f"built-in: {', '.join(WORKLOADS)} or all")
+    src.add_argument("--trace", type=Path, help="a trace file (.parquet or .json)")
+    s.add_argument("--policies", type=_policies, default=list(POLICIES),
+                   help=f"comma-separated, from {', '.join(POLICIES)}")
+    s.add_argument("--cache-fraction", type=_floats, default=[0.3, 0.5, 0.7],
+                   help="cluster cache / total bytes of cached blocks; comma-separated")
+    s.add_argument("--executors", type=int, default=4)
+    s.add_argument("--cores", type=int, default=2, help="cores per executor (runtime model)")
+    s.add_argument("--refs", choices=("profile", "online"), default="profile",
+                   help="reference counts from the whole trace (recurring app) or job by job")
+    s.add_argument("--peer-mode", choices=("task", "stage"), default="task")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", type=Path, help="write results as JSON here")
+    s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
+    b = sub.add_parser("bench-speed", help="simulator throughput on a >= 1M-access trace")
+    b.add_argument("--accesses", type=int, default=1_000_000)
+    b.add_argument("--policies", type=_policies, default=list(POLICIES))
+    b.add_argument("--out", type=Path, help="write the markdown summary here")
+    b.add_argument("--profile", action="store_true", help="print a cProfile of each run")
+    return ap
+
+
+def run_simulate(args) -> list[dict]:
+    if args.trace:
+        traces = [load_trace(args.trace)]
+        traces[0].name = traces[0].name or args.trace.stem
+    else:
+        names = list(WORKLOADS) if args.workload == "all" else [args.workload]
+        traces = [make(n, seed=args.seed) for n in names]
+    rows = []
+    for tr in traces:
+        ct = CompiledTrace(tr)
+        for f in args.cache_fraction:
+            for p in args.policies:
+                rows.append(simulate(ct, p, f, executors=args.executors, cores=args.cores,
+                                     refs=args.refs, peer_mode=args.peer_mode).to_dict())
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    try:
+        if args.cmd == "bench-speed":
+            from lrc.bench import bench_speed
+
+            bench_speed(args.accesses, args.policies, args.out, args.profile)
+            return 0
+        rows = run_simulate(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from lrc.report import table, write_report
+
+    print(table(rows), end="")
+    if args.json:
+        args.json.write_text(json.dumps({"results": rows}, indent=1))
+    if args.report:
+        cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
+        print(f"report: {write_report(rows, args.report, cmd)}")
+    return 0
