@@ -1,0 +1,119 @@
+from hypothesis import given, settings, strategies as st
+
+from lrc.peers import PeerGroups
+from lrc.planner import Planner
+from lrc.synth import App, o2o, shuffle
+
+
+@st.composite
+def random_apps(draw):
+    """Random lineages: each RDD has 1-2 earlier parents (narrow or shuffle), some cached."""
+    a = App("rand", draw(st.integers(0, 99)), parts=3)
+    ids = [a.rdd()]
+    for _ in range(draw(st.integers(1, 8))):
+        parents = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True))
+        deps = [draw(st.sampled_from([o2o, shuffle]))(p) for p in parents]
+        ids.append(a.rdd(deps, mb=1 if draw(st.booleans()) else None))
+    for r in draw(st.lists(st.sampled_from(ids), min_size=1, max_size=5)):
+        a.action(r)
+    return a.trace()
+
+
+def brute_counts(events, started_jobs=None, job=None):
+    """References = remaining task events (of started jobs, when online) that read the block."""
+    counts = {}
+    for e in events:
+        if e.kind == "job_start":
+            job = e.job_id
+        if e.kind == "task" and (started_jobs is None or job in started_jobs):
+            for b in set(e.reads):
+                counts[b] = counts.get(b, 0) + 1
+    return {b: n for b, n in counts.items() if n}
+
+
+def replay_checking_counts(trace, profile):
+    p = Planner("lrc", profile=trace if profile else None)
+    dag, started, current = trace.dag, set(), None
+    for i, e in enumerate(trace.events):
+        if e.kind == "job_start":
+            started.add(e.job_id)
+            current = e.job_id
+            job = dag.jobs[e.job_id]
+            p.add_job(job, [dag.stages[s] for s in job.stage_ids], dag.lineage_rdds(
+                dag.stages[s].rdd_id for s in job.stage_ids))
+        elif e.kind == "stage_submitted":
+            p.stage_submitted(e.stage_id)
+        elif e.kind == "stage_completed":
+            p.stage_completed(e.stage_id)
+        elif e.kind == "job_end":
+            p.job_ended(e.job_id)
+        elif e.kind == "task":
+            p.task_finished(e.stage_id, e.partition)
+            for b in e.creates:
+                p.block_cached(b, "0", 1)
+        want = brute_counts(trace.events[i + 1:], None if profile else started, current)
+        got = {b: n for b, n in p.refs.count.items() if n}
+        assert got == want, f"after event {i} ({e})"
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_apps())
+def test_online_reference_counts_equal_brute_force(trace):
+    replay_checking_counts(trace, profile=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_apps())
+def test_profile_reference_counts_equal_brute_force(trace):
+    replay_checking_counts(trace, profile=True)
+
+
+def test_skipped_stages_do_not_count():
+    a = App("skip", 0, parts=2)
+    base = a.rdd(mb=1)
+    mapped = a.rdd([shuffle(a.rdd([o2o(base)]))], mb=1)  # map stage reads base
+    a.action(mapped)
+    a.action(a.rdd([o2o(mapped)]))  # the map stage reading base is skipped in job 1
+    tr = a.trace()
+    dag, p = tr.dag, Planner("lrc")
+    for b in [(0, 0), (0, 1), (2, 0), (2, 1)]:
+        p.block_cached(b, "0", 1)
+    p.completed.update(s for s in dag.jobs[0].stage_ids)
+    job = dag.jobs[1]
+    p.add_job(job, [dag.stages[s] for s in job.stage_ids], list(dag.rdds.values()))
+    assert p.refs.refs((0, 0)) == 0 and p.refs.refs((2, 0)) == 1
+
+
+@st.composite
+def peer_ops(draw):
+    blocks = list(range(6))
+    return draw(st.lists(st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 3), st.sampled_from(blocks), st.integers(1, 2)),
+        st.tuples(st.just("remove"), st.integers(0, 3), st.sampled_from(blocks), st.integers(1, 2)),
+        st.tuples(st.just("cache"), st.sampled_from(blocks), st.booleans())), max_size=40))
+
+
+@settings(max_examples=150, deadline=None)
+@given(peer_ops())
+def test_effective_counts_equal_recomputation_from_scratch(ops):
+    pg, refs = PeerGroups(set()), {}
+    for op in ops:
+        if op[0] == "add":
+            pg.add(op[1], op[2], op[3])
+            refs.setdefault(op[1], {})[op[2]] = refs.get(op[1], {}).get(op[2], 0) + op[3]
+        elif op[0] == "remove":
+            have = refs.get(op[1], {}).get(op[2], 0)
+            n = min(have, op[3])
+            if n:
+                pg.remove(op[1], op[2], n)
+                refs[op[1]][op[2]] = have - n
+                if not refs[op[1]][op[2]]:
+                    del refs[op[1]][op[2]]
+        else:
+            pg.set_cached(op[1], op[2])
+        want = {}
+        for members in refs.values():
+            if all(b in pg.cached for b in members):
+                for b, n in members.items():
+                    want[b] = want.get(b, 0) + n
+        assert {b: n for b, n in pg.effective.items() if n} == {b: n for b, n in want.items() if n}
