@@ -62,7 +62,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
         }
         if (m.startsWith(EVENT_PREFIX)) {
           EventBuffer.add(m.substring(EVENT_PREFIX.length()));
-          return "";
+          return null; // one-way message: no reply
         }
       }
     } catch (Throwable t) {

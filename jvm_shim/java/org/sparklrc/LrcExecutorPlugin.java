@@ -38,6 +38,9 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       new ConcurrentHashMap<>();
   private final Set<Integer> reportedStages = ConcurrentHashMap.newKeySet();
   private final Object fetchLock = new Object();
+  /** (stage, partition, task attempt id) of the task this thread runs: Spark unsets TaskContext
+   * before onTaskSucceeded/onTaskFailed, which run in the same thread. */
+  private final ThreadLocal<long[]> current = new ThreadLocal<>();
 
   /** The installed map of this JVM's executor (null if none): for tests and the benchmark. */
   static volatile PriorityEntries installed;
@@ -182,6 +185,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
         return;
       }
       m.taskStarted(tc.taskAttemptId());
+      current.set(new long[] {tc.stageId(), tc.partitionId(), tc.taskAttemptId()});
       int stage = tc.stageId();
       long waited = 0;
       if (!m.isPlanned(stage) && !stageAsks.containsKey(stage)) {
@@ -212,17 +216,17 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   private void report() {
     try {
       PriorityEntries m = entries;
-      TaskContext tc = TaskContext.get();
-      if (m == null || tc == null) {
+      long[] task = current.get();
+      current.remove();
+      if (m == null || task == null) {
         return;
       }
-      PriorityEntries.TaskCounters c = m.taskEnded(tc.taskAttemptId());
+      PriorityEntries.TaskCounters c = m.taskEnded(task[2]);
       if (c == null) {
         return;
       }
       sendEvent("{\"e\":\"task_cache\",\"executor\":" + Json.str(executorId) + ",\"stage\":"
-          + tc.stageId() + ",\"partition\":" + tc.partitionId() + ",\"task\":"
-          + tc.taskAttemptId() + ",\"hits\":" + Json.strs(c.hits) + ",\"puts\":"
+          + task[0] + ",\"partition\":" + task[1] + ",\"task\":" + task[2] + ",\"hits\":" + Json.strs(c.hits) + ",\"puts\":"
           + Json.strs(c.puts) + ",\"evicted\":" + Json.strs(c.evicted) + ",\"table_version\":"
           + m.version() + "}");
     } catch (Throwable t) {

@@ -18,6 +18,9 @@ final class TableStore {
   /** rdd id -> version of its last change (removals stay as tombstones with an empty array). */
   private final Map<Integer, Long> changedAt = new HashMap<>();
   private final Map<Integer, Long> plannedAt = new HashMap<>();
+  /** Stages whose plan a request already waited for in vain: later asks do not wait again (the
+   * plugin endpoint is single-threaded, so waits would add up across executors). */
+  private final java.util.Set<Integer> waitedOut = new java.util.HashSet<>();
 
   void attachBrain() {
     synchronized (mon) {
@@ -76,11 +79,12 @@ final class TableStore {
   /** Answers a request, waiting (bounded) for the stage's plan when a brain is attached. */
   String answer(TableRequest req) {
     synchronized (mon) {
-      if (req.stageId >= 0 && req.waitMs > 0) {
+      if (req.stageId >= 0 && req.waitMs > 0 && !waitedOut.contains(req.stageId)) {
         long deadline = System.nanoTime() + req.waitMs * 1_000_000L;
         while (brain && !plannedAt.containsKey(req.stageId)) {
           long left = (deadline - System.nanoTime()) / 1_000_000L;
           if (left <= 0) {
+            waitedOut.add(req.stageId);
             break;
           }
           try {
