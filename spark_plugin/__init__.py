@@ -1,0 +1,11 @@
+"""spark-lrc's driver-side plugin: the only Python code that touches pyspark/py4j.
+
+    from spark_plugin import configure, enable, stats
+    spark = configure(SparkSession.builder, policy="lerc").getOrCreate()   # before start
+    enable(spark)                                                           # or on a session
+    stats()                                                                 # hits, evictions ...
+"""
+from .config import LrcConfigError, LrcSettings
+from .session import attach, configure, enable, stats
+
+__all__ = ["LrcConfigError", "LrcSettings", "attach", "configure", "enable", "stats"]

@@ -1,0 +1,263 @@
+"""The driver-side brain: drains shim events, keeps an `lrc.Planner` current, publishes tables.
+
+One daemon thread. Events arrive from the JVM's bounded buffer (never through py4j callbacks, which
+would run on Spark's listener thread). Anything that goes wrong here is logged once and the
+brain falls back to Spark's LRU by clearing the table: the application never fails because of it.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable
+
+from lrc.planner import Planner
+from lrc.trace import load_trace
+
+from .bridge import JvmBridge
+from .config import LrcSettings
+from .events import blocks, in_memory, job_from_event
+from .metrics import Metrics
+from .recorder import TraceRecorder
+
+log = logging.getLogger("spark_lrc")
+Block = tuple[int, int]
+
+
+def _num(x: float) -> str:
+    """Priority as Java's Double.parseDouble reads it, short."""
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
+
+
+class Brain:
+    """Owns the Planner for one SparkContext; see module docstring."""
+
+    def __init__(self, bridge: JvmBridge, settings: LrcSettings):
+        self.bridge = bridge
+        self.settings = settings
+        profile = load_trace(settings.profile) if settings.profile else None
+        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode)
+        self.metrics = Metrics(settings.policy)
+        self.recorder = TraceRecorder() if settings.trace_path else None
+        self.version = 0
+        self.degraded: str | None = None  # why we fell back to LRU, if we did
+        self.executors: dict[str, dict[str, Any]] = {}
+        self._published_rdds: set[int] = set()
+        self._published_stages: set[int] = set()
+        self._unplanned_job_times: list[float] = []
+        self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._warned: set[str] = set()
+        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "job_start": self._job_start,
+            "stage_submitted": lambda ev: self._planner_call("stage_submitted", ev["stage"]),
+            "stage_completed": lambda ev: self._planner_call("stage_completed", ev["stage"]),
+            "job_end": self._job_end,
+            "task_end": self._task_end,
+            "task_cache": self._task_cache,
+            "block": self._block,
+            "unpersist": self._unpersist,
+            "executor_added": self._executor_added,
+            "executor_removed": lambda ev: self.executors.pop(str(ev["executor"]), None),
+            "executor_plugin": lambda ev: self.metrics.executor_plugin(
+                str(ev["executor"]), bool(ev.get("installed")), ev.get("error") or ""),
+            "table_in_force": lambda ev: self.metrics.executor_wait_ms.append(float(ev.get("waited_ms", 0))),
+        }
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def start(self) -> "Brain":
+        self.bridge.attach_brain()
+        self._thread = threading.Thread(target=self._run, name="spark-lrc-brain", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        pause = self.settings.drain_ms / 1000.0
+        while not self._stop.is_set():
+            try:
+                if not self.step():
+                    self._stop.wait(pause)
+            except Exception as e:  # py4j gone (JVM stopped) or a bug: never kill the app
+                self._warn_once("loop", f"spark-lrc brain stopped draining events: {e!r}")
+                return
+
+    def step(self) -> int:
+        """Drain one batch, apply it, publish what changed. Returns the number of events."""
+        lines = self.bridge.drain()
+        with self._lock:
+            for line in lines:
+                self._handle(line)
+            if lines:
+                self._publish()
+        return len(lines)
+
+    def close(self) -> dict[str, Any]:
+        """Stop the thread, apply the last events, write stats/trace files. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return self.stats()
+            self._closed = True
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+        try:
+            while self.step():
+                pass
+            self.bridge.detach_brain()
+        except Exception as e:
+            self._warn_once("close", f"spark-lrc: could not drain the last events: {e!r}")
+        self._write_outputs()
+        return self.stats()
+
+    # ---- events ----------------------------------------------------------------------------
+    def _handle(self, line: str) -> None:
+        try:
+            ev = json.loads(line)
+            handler = self._handlers.get(ev.get("e"))
+            if handler is not None:
+                handler(ev)
+            if self.recorder is not None:
+                self.recorder.event(ev)
+        except Exception as e:
+            self._warn_once(f"event:{line[:20]}", f"spark-lrc: ignored an event it could not apply "
+                                                   f"({e!r}): {line[:200]}")
+
+    def _planner_call(self, method: str, *args: Any) -> Any:
+        if self.degraded:
+            return None
+        try:
+            return getattr(self.planner, method)(*args)
+        except Exception as e:
+            self._fall_back(f"{method}{args!r} failed: {e!r}")
+            return None
+
+    def _job_start(self, ev: dict[str, Any]) -> None:
+        job, stages, rdds = job_from_event(ev)
+        self._unplanned_job_times.append(float(ev.get("time", time.time() * 1000)))
+        self._planner_call("add_job", job, stages, rdds)
+
+    def _job_end(self, ev: dict[str, Any]) -> None:
+        self._planner_call("job_ended", ev["job"])
+
+    def _task_end(self, ev: dict[str, Any]) -> None:
+        if not ev.get("success", True):
+            return
+        stage, part = int(ev["stage"]), int(ev["partition"])
+        # The executor's report on this task may come after its end: keep what it was to read.
+        self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
+        while len(self._finished_reads) > 100_000:
+            self._finished_reads.popitem(last=False)
+        self._planner_call("task_finished", stage, part)
+
+    def _planned_reads(self, stage: int, part: int) -> list[Block]:
+        known = self._finished_reads.pop((stage, part), None)
+        if known is not None:
+            return known
+        try:
+            return list(self.planner.task_reads(stage, part))
+        except Exception:
+            return []
+
+    def _task_cache(self, ev: dict[str, Any]) -> None:
+        stage, part = int(ev["stage"]), int(ev["partition"])
+        self.metrics.task(str(ev["executor"]), self._planned_reads(stage, part),
+                          set(blocks(ev.get("hits", ()))), blocks(ev.get("evicted", ())))
+
+    def _block(self, ev: dict[str, Any]) -> None:
+        b = blocks([ev["block"]])
+        if not b:
+            return
+        executor, mem = str(ev["executor"]), int(ev.get("mem", 0))
+        if in_memory(ev.get("level", "")) and mem > 0:
+            self._planner_call("block_cached", b[0], executor, mem)
+        else:
+            self._planner_call("block_removed", b[0], executor)
+
+    def _unpersist(self, ev: dict[str, Any]) -> None:
+        self._planner_call("rdd_unpersisted", int(ev["rdd"]))
+
+    def _executor_added(self, ev: dict[str, Any]) -> None:
+        self.executors[str(ev["executor"])] = {
+            "host": ev.get("host"), "cores": ev.get("cores"), "resources": ev.get("resources") or {}}
+
+    # ---- tables ----------------------------------------------------------------------------
+    def _publish(self) -> None:
+        """Send the RDDs whose priorities changed and the stages newly planned, as one version."""
+        if self.degraded:
+            return
+        try:
+            changed = self.planner.take_changes()
+            planned = set(self.planner.planned_stages())
+        except Exception as e:
+            self._fall_back(f"planner failed: {e!r}")
+            return
+        new_stages = planned - self._published_stages
+        rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed}
+        if not rdds and not new_stages:
+            return
+        arrays = ";".join(self._rdd_array(r) for r in sorted(rdds))
+        self.version += 1
+        self.bridge.publish(self.version, arrays, ",".join(map(str, sorted(new_stages))))
+        self._published_rdds |= rdds
+        self._published_stages |= new_stages
+        now = time.time() * 1000
+        self.metrics.plan_latency_ms.extend(now - t for t in self._unplanned_job_times)
+        self._unplanned_job_times.clear()
+
+    def _rdd_array(self, rdd: int) -> str:
+        r = self.planner.dag.rdds.get(rdd)
+        n = r.num_partitions if r is not None and r.cached else 0
+        if not n:
+            return f"{rdd}="
+        return f"{rdd}=" + ",".join(_num(self.planner.priority((rdd, p))) for p in range(n))
+
+    def _fall_back(self, why: str) -> None:
+        """Clear every published priority so executors evict in Spark's LRU order again."""
+        if self.degraded:
+            return
+        self.degraded = why
+        log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
+        try:
+            self.version += 1
+            self.bridge.publish(self.version, ";".join(f"{r}=" for r in sorted(self._published_rdds)),
+                                ",".join(map(str, sorted(self._published_stages))))
+        except Exception as e:
+            log.warning("spark-lrc: could not clear the priority table: %r", e)
+
+    # ---- outputs ---------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            dropped = None
+            try:
+                dropped = self.bridge.dropped()
+            except Exception:
+                pass
+            return self.metrics.snapshot(
+                table_version=self.version, degraded=self.degraded, dropped_events=dropped,
+                peer_mode=self.settings.peer_mode, profile=self.settings.profile)
+
+    def _write_outputs(self) -> None:
+        if self.settings.stats_path:
+            path = Path(self.settings.stats_path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.stats(), indent=2, sort_keys=True))
+        if self.recorder is not None and self.settings.trace_path:
+            try:
+                self.recorder.save(self.settings.trace_path, self.planner.dag)
+            except Exception as e:
+                log.warning("spark-lrc: could not write the trace to %s: %r", self.settings.trace_path, e)
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning(message)
+

@@ -1,0 +1,147 @@
+"""Every `spark.lrc.*` configuration key, documented once, with its default and its check.
+
+The same registry serves Spark confs (`--conf spark.lrc.policy=lerc`), keyword arguments
+(`enable(spark, policy="lerc")`) and the README table (`python -m spark_plugin conf`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+PLUGIN_CLASS = "org.sparklrc.LrcPlugin"
+LIVE_POLICIES = ("lru", "lrc", "lerc", "mrd")  # `min` needs the future: simulator only
+
+
+class LrcConfigError(ValueError):
+    """A spark.lrc.* setting is wrong; the message says which and what is valid."""
+
+
+def _choice(*valid: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        v = value.strip().lower()
+        if v not in valid:
+            raise LrcConfigError(f"must be one of {', '.join(valid)}; got {value!r}")
+        return v
+    return check
+
+
+def _int_at_least(low: int) -> Callable[[str], int]:
+    def check(value: str) -> int:
+        try:
+            n = int(value)
+        except (TypeError, ValueError):
+            raise LrcConfigError(f"must be a whole number; got {value!r}") from None
+        if n < low:
+            raise LrcConfigError(f"must be >= {low}; got {n}")
+        return n
+    return check
+
+
+_positive_int = _int_at_least(1)
+_non_negative_int = _int_at_least(0)
+
+
+def _bool(value: str) -> bool:
+    v = str(value).strip().lower()
+    if v in ("true", "1", "yes"):
+        return True
+    if v in ("false", "0", "no"):
+        return False
+    raise LrcConfigError(f"must be true or false; got {value!r}")
+
+
+def _path(value: str) -> str | None:
+    return value or None
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key: its Spark name, Python keyword, default, parser and doc."""
+
+    name: str
+    default: str | None
+    parse: Callable[[str], Any]
+    doc: str
+
+    @property
+    def kwarg(self) -> str:
+        """`spark.lrc.tableWaitMs` -> `table_wait_ms`."""
+        short = self.name.removeprefix("spark.lrc.")
+        return "".join("_" + c.lower() if c.isupper() else c for c in short)
+
+
+KEYS: tuple[Key, ...] = (
+    Key("spark.lrc.policy", "lrc", _choice(*LIVE_POLICIES),
+        "Eviction policy: lru (Spark's own order), lrc, lerc, mrd."),
+    Key("spark.lrc.peerMode", "task", _choice("task", "stage"),
+        "LERC peer groups: task (conservative) or stage (aggressive)."),
+    Key("spark.lrc.profile", None, _path,
+        "A trace recorded from an earlier run of the same application: reference counts then "
+        "cover the whole application instead of job by job."),
+    Key("spark.lrc.tracePath", None, _path,
+        "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
+    Key("spark.lrc.statsPath", None, _path,
+        "Write spark_plugin.stats() as JSON here when the application ends."),
+    Key("spark.lrc.pollMs", "500", _positive_int,
+        "Executors poll the driver for priority-table changes this often."),
+    Key("spark.lrc.tableWaitMs", "1000", _non_negative_int,
+        "On the first task of a stage the table does not cover yet, an executor waits at most this "
+        "long for the driver's plan (then proceeds with what it has)."),
+    Key("spark.lrc.bufferSize", "100000", _positive_int,
+        "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
+    Key("spark.lrc.drainMs", "10", _positive_int,
+        "The Python brain drains JVM events this often."),
+)
+BY_NAME: dict[str, Key] = {k.name: k for k in KEYS}
+BY_KWARG: dict[str, Key] = {k.kwarg: k for k in KEYS}
+
+
+@dataclass(frozen=True)
+class LrcSettings:
+    """Parsed settings; build with `from_conf`."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, kwarg: str) -> Any:
+        try:
+            return self.values[kwarg]
+        except KeyError:
+            raise AttributeError(kwarg) from None
+
+    def as_spark_conf(self) -> dict[str, str]:
+        return {k.name: str(self.values[k.kwarg]) for k in KEYS if self.values[k.kwarg] is not None}
+
+    @classmethod
+    def from_conf(cls, conf: Mapping[str, str] | None = None, **kwargs: Any) -> "LrcSettings":
+        """Merge Spark conf entries and keyword arguments (keywords win); validate every value.
+
+        Unknown `spark.lrc.*` keys and unknown keywords are errors, so a typo never silently
+        falls back to a default.
+        """
+        raw: dict[str, str | None] = {k.kwarg: k.default for k in KEYS}
+        for name, value in (conf or {}).items():
+            if not name.startswith("spark.lrc."):
+                continue
+            if name not in BY_NAME:
+                raise LrcConfigError(f"unknown configuration key {name!r}; known: {', '.join(BY_NAME)}")
+            raw[BY_NAME[name].kwarg] = value
+        for kw, value in kwargs.items():
+            if kw not in BY_KWARG:
+                raise LrcConfigError(f"unknown option {kw!r}; known: {', '.join(BY_KWARG)}")
+            if value is not None:
+                raw[kw] = str(value)
+        parsed: dict[str, Any] = {}
+        for key in KEYS:
+            value = raw[key.kwarg]
+            try:
+                parsed[key.kwarg] = None if value is None else key.parse(value)
+            except LrcConfigError as e:
+                raise LrcConfigError(f"{key.name}: {e}") from None
+        return cls(parsed)
+
+
+def markdown_table() -> str:
+    """The configuration table for the README."""
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows += [f"| `{k.name}` | `{k.default}` | {k.doc} |" for k in KEYS]
+    return "\n".join(rows)
