@@ -59,12 +59,13 @@ def session(master: str, conf: dict[str, str], plugin: bool = True, listener_onl
     from pyspark.sql import SparkSession
 
     restart_jvm_if_needed()
-    full = dict(conf)
+    # Confs given at JVM launch become system properties that later SparkConfs of the same JVM
+    # inherit: set every key these tests vary explicitly.
+    full = {"spark.lrc.forceInstallFailure": "false", "spark.lrc.entriesField": "entries"}
+    full.update(conf)
     full["spark.jars"] = str(jar_path())
-    if plugin:
-        full["spark.plugins"] = PLUGIN
-    if listener_only:
-        full["spark.extraListeners"] = LISTENER
+    full["spark.plugins"] = PLUGIN if plugin else ""
+    full["spark.extraListeners"] = LISTENER if listener_only else ""
     b = SparkSession.builder.master(master).appName(app_name)
     for k, v in full.items():
         b = b.config(k, v)

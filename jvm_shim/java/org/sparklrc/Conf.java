@@ -12,6 +12,23 @@ final class Conf {
 
   private Conf() {}
 
+  static boolean pluginConfigured(SparkConf conf) {
+    return listContains(conf, "spark.plugins", LrcPlugin.class.getName());
+  }
+
+  static boolean listenerConfigured(SparkConf conf) {
+    return listContains(conf, "spark.extraListeners", LrcListener.class.getName());
+  }
+
+  private static boolean listContains(SparkConf conf, String key, String cls) {
+    for (String s : get(conf, key, "").split(",")) {
+      if (s.trim().equals(cls)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static long getLong(SparkConf conf, String key, long dflt) {
     try {
       return conf == null ? dflt : Long.parseLong(conf.get(key, Long.toString(dflt)).trim());

@@ -36,7 +36,9 @@ public final class LrcDriverPlugin implements DriverPlugin {
       Lineage.resetCache();
       NO_BRAIN_LOGGED.set(false);
       current = this;
-      sc.addSparkListener(new LrcListener(sc));
+      if (!Conf.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
+        sc.addSparkListener(new LrcListener(sc));
+      }
     } catch (Throwable t) {
       LrcLog.warnOnce("driver.init", "spark-lrc: driver plugin failed to start; Spark's LRU stays"
           + " in effect", t);

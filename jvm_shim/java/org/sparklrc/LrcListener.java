@@ -37,7 +37,9 @@ public class LrcListener extends SparkListener {
 
   /** For {@code spark.extraListeners}. */
   public LrcListener(SparkConf conf) {
-    EventBuffer.reset((int) Conf.getLong(conf, Conf.BUFFER_SIZE, EventBuffer.DEFAULT_CAPACITY));
+    if (!Conf.pluginConfigured(conf)) { // else LrcDriverPlugin.init already reset the buffer
+      EventBuffer.reset((int) Conf.getLong(conf, Conf.BUFFER_SIZE, EventBuffer.DEFAULT_CAPACITY));
+    }
   }
 
   LrcListener(SparkContext sc) {

@@ -1,0 +1,195 @@
+"""The shim against a real local-mode SparkSession (executor plugin inside the driver JVM).
+
+One JVM for the module: first a plain-Spark session (only the shim's listener, Spark's own
+MemoryStore) as the reference, then a session with the plugin."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from operator import add
+
+import pytest
+
+from conftest import BASE_CONF
+from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order,
+                              evicted_blocks, expected_digests, job_done, pressure_scenario,
+                              session)
+
+pytestmark = pytest.mark.spark
+
+MASTER = "local[1]"  # one task at a time: a deterministic eviction sequence
+N_A, N_B = 4, 6
+PRIO_A = [7, 1, 9, 3]  # policy order of A's blocks: 1, 3, 0, 2 (LRU would take 0, 1, 2, 3)
+CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000", "spark.lrc.pollMs": "200"}
+
+
+def run_pressure(spark) -> dict:
+    ev = Events(spark)
+    ev.clear()
+    jobs_before = 0
+    out = pressure_scenario(spark, N_A, N_B)
+    ev.wait_for(job_done(jobs_before + 4))
+    time.sleep(0.3)
+    ev.drain()
+    out["events"] = ev.all
+    out["evicted_a"] = [int(b.rsplit("_", 1)[1]) for b in evicted_blocks(ev.all, out["a"])]
+    return out
+
+
+@pytest.fixture(scope="module")
+def plain():
+    """Reference run on plain Spark (listener only: events, but Spark's own `entries` map)."""
+    spark = session(MASTER, CONF, plugin=False, listener_only=True, app_name="shim-plain")
+    try:
+        assert not bridge(spark).active()
+        out = run_pressure(spark)
+    finally:
+        spark.stop()
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark(plain):  # noqa: ARG001 - `plain` must run (and stop) first: one SparkContext per JVM
+    s = session(MASTER, CONF, plugin=True, app_name="shim-plugin")
+    yield s
+    s.stop()
+
+
+def test_plain_spark_evicts_in_lru_order(plain):
+    assert plain["evicted_a"], "the scenario must create memory pressure"
+    assert plain["evicted_a"] == list(range(len(plain["evicted_a"])))
+    assert plain["digests_a"] == expected_digests(N_A, 1, 600_000)
+    assert plain["digests_b"] == expected_digests(N_B, 2, 600_000)
+
+
+def test_bridge_active_and_executor_plugin_installed(spark):
+    b = bridge(spark)
+    assert b.active()
+    ev = Events(spark)
+    spark.sparkContext.parallelize(range(4), 2).count()
+    evs = ev.wait_for(lambda es: any(e["e"] == "executor_plugin" for e in es)
+                      and any(e["e"] == "job_end" for e in es))
+    plug = [e for e in evs if e["e"] == "executor_plugin"]
+    assert plug == [{"e": "executor_plugin", "executor": "driver", "installed": True, "error": ""}]
+    added = [e for e in evs if e["e"] == "executor_added"]
+    assert added and added[0]["executor"] == "driver" and added[0]["cores"] == 1
+    assert b.dropped() == 0
+
+
+def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    y = sc.parallelize(range(40), 4).map(lambda i: (i % 5, i)).reduceByKey(add, 2).cache()
+    z = y.union(sc.parallelize([(9, 9)], 1))  # UnionRDD: range dependencies
+    w = z.coalesce(2)  # CoalescedRDD: explicit partition map
+    assert sorted(w.collect()) == sorted(w.collect())  # 2 jobs: puts, then hits
+    evs = ev.wait_for(job_done(2))
+    ev.wait_for(lambda es: sum(1 for e in es if e["e"] == "task_cache") >= 5)
+    evs = ev.all
+
+    starts = [e for e in evs if e["e"] == "job_start"]
+    assert len(starts) == 2
+    rdds = {r["id"]: r for st in starts[0]["stages"] for r in st["rdds"]}
+    yj = rdds[y.id()]
+    assert yj["cached"] is True and yj["level"] == "MEMORY_ONLY_SER" and yj["parts"] == 2
+    kinds = {d["kind"] for r in rdds.values() for d in r.get("deps", [])}
+    assert {"one_to_one", "range", "explicit", "shuffle"} <= kinds
+    assert all("deps" in r for r in rdds.values())
+    for r in rdds.values():
+        assert sorted(d["parent"] for d in r["deps"]) == sorted(r["parents"])
+    ranges = [d for r in rdds.values() for d in r["deps"] if d["kind"] == "range"]
+    assert sorted((d["out_start"], d["length"]) for d in ranges) == [(0, 2), (2, 1)]
+    explicit = [d for r in rdds.values() for d in r["deps"] if d["kind"] == "explicit"]
+    assert len(explicit) == 1 and len(explicit[0]["map"]) == 2
+    assert sorted(p for ps in explicit[0]["map"] for p in ps) == [0, 1, 2]
+    result_stage = [st for st in starts[0]["stages"] if st["shuffle"] == -1][0]
+    map_stage = [st for st in starts[0]["stages"] if st["shuffle"] >= 0][0]
+    assert result_stage["parents"] == [map_stage["stage"]] and result_stage["tasks"] == 2
+    assert map_stage["tasks"] == 4
+
+    ends = [e for e in evs if e["e"] == "task_end" and e["stage"] == result_stage["stage"]]
+    assert sorted(e["partition"] for e in ends) == [0, 1]
+    assert all(e["success"] and e["executor"] == "driver" for e in ends)
+    assert {e["stage"] for e in evs if e["e"] == "stage_submitted"} >= {result_stage["stage"]}
+
+    y_blocks = {f"rdd_{y.id()}_{p}" for p in range(2)}
+    assert set(cached_order(evs, y.id())) == y_blocks
+    caches = [e for e in evs if e["e"] == "task_cache"]
+    puts = {b for e in caches for b in e["puts"]}
+    hits = {b for e in caches for b in e["hits"]}
+    assert y_blocks <= puts
+    assert y_blocks <= hits  # second job read the cached blocks
+    second = [e for e in caches if e["stage"] not in (map_stage["stage"], result_stage["stage"])]
+    assert second and all(not e["puts"] for e in second)
+    assert all(e["table_version"] == 0 for e in caches)
+    y.unpersist(blocking=True)
+
+
+def test_describe_stages_walks_live_lineage(spark):
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    slow = sc.parallelize(range(8), 2).map(lambda i: (time.sleep(0.5), i)[1])
+    r = slow.union(sc.parallelize(range(3), 1)).coalesce(2)
+    t = threading.Thread(target=r.count)
+    t.start()
+    try:
+        evs = ev.wait_for(lambda es: any(e["e"] == "job_start" for e in es))
+        stage_ids = [s["stage"] for s in [e for e in evs if e["e"] == "job_start"][0]["stages"]]
+        text = bridge(spark).describeStages(",".join(map(str, stage_ids)))
+    finally:
+        t.join()
+    assert text, "stages of a running job must be describable"
+    doc = json.loads(text)
+    assert [s["stage"] for s in doc["stages"]] == stage_ids
+    kinds = {d["kind"] for s in doc["stages"] for rr in s["rdds"] for d in rr["deps"]}
+    assert {"range", "explicit", "one_to_one"} <= kinds
+    assert bridge(spark).describeStages("999999") == ""
+
+
+def test_without_table_eviction_sequence_equals_plain_spark(spark, plain):
+    out = run_pressure(spark)
+    assert out["evicted_a"] == plain["evicted_a"]
+    caches = [e for e in out["events"] if e["e"] == "task_cache"]
+    from_tasks = [int(b.rsplit("_", 1)[1]) for e in caches for b in e["evicted"]
+                  if b.startswith(f"rdd_{out['a']}_")]
+    assert from_tasks == out["evicted_a"]
+
+
+def test_results_identical_with_and_without_plugin(spark, plain):
+    out = run_pressure(spark)
+    assert out["digests_a"] == plain["digests_a"] == expected_digests(N_A, 1, 600_000)
+    assert out["digests_b"] == plain["digests_b"]
+    sc = spark.sparkContext
+    got = sorted(sc.parallelize(range(1000), 4).map(lambda x: (x % 7, x)).reduceByKey(add).collect())
+    assert got == sorted({k: sum(x for x in range(1000) if x % 7 == k) for k in range(7)}.items())
+
+
+def test_published_table_decides_eviction_order(spark, plain):
+    holder = {}
+
+    def plan(job_start):
+        if "a" not in holder:
+            return None
+        stages = ",".join(str(s["stage"]) for s in job_start["stages"])
+        return f"{holder['a']}=" + ",".join(map(str, PRIO_A)), stages
+
+    with FakeBrain(spark, plan) as brain:  # the brain's collector sees every event
+        out = pressure_scenario(spark, N_A, N_B, before_b=lambda a: holder.setdefault("a", a.id()))
+        time.sleep(0.5)
+    out["events"] = brain.events.all
+    out["evicted_a"] = [int(b.rsplit("_", 1)[1]) for b in evicted_blocks(out["events"], out["a"])]
+    expected = sorted(range(N_A), key=lambda p: PRIO_A[p])
+    n = len(out["evicted_a"])
+    assert n >= 2, "the scenario must evict at least two blocks"
+    assert out["evicted_a"] == expected[:n]
+    assert out["evicted_a"] != plain["evicted_a"][:n]  # LRU would have evicted others
+    forced = [e for e in out["events"] if e["e"] == "table_in_force"]
+    version = brain.published[0][0]
+    assert forced[0]["version"] >= version and forced[0]["executor"] == "driver"
+    assert forced[0]["waited_ms"] < 5000  # released by the publish, not by the timeout
+    caches = [e for e in out["events"] if e["e"] == "task_cache" and e["evicted"]]
+    assert caches and all(e["table_version"] >= version for e in caches)
+
