@@ -273,7 +273,8 @@ def _exec_daemon(cls: str, args: list[str]) -> None:
     os.execvpe(cmd[0], cmd, env)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The CLI (also used by the docker files; tests parse their commands with it)."""
     ap = argparse.ArgumentParser(prog="python -m workloads.cluster", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start a master and N workers here; Ctrl-C stops them")
@@ -292,7 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "spark-worker"))
     w.add_argument("--webui-port", type=int, default=8081)
     w.add_argument("--host", default=None)
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
 
     if a.cmd == "master":
         _exec_daemon(MASTER_CLASS, master_args(a.host, a.port, a.webui_port))
