@@ -123,6 +123,17 @@ def job_done(job_count: int) -> Callable[[list[dict]], bool]:
     return lambda evs: sum(1 for e in evs if e["e"] == "job_end") >= job_count
 
 
+def until_job_end(events: list[dict], k: int) -> list[dict]:
+    """The events up to and including the k-th job_end (1-based)."""
+    seen = 0
+    for i, e in enumerate(events):
+        if e["e"] == "job_end":
+            seen += 1
+            if seen == k:
+                return events[: i + 1]
+    raise AssertionError(f"only {seen} job_end events, wanted {k}")
+
+
 def evicted_blocks(events: list[dict], rdd_id: int, executor: str | None = None) -> list[str]:
     """Blocks of `rdd_id` dropped from memory (block events with level NONE), in order."""
     prefix = f"rdd_{rdd_id}_"

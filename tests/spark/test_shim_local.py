@@ -14,7 +14,7 @@ import pytest
 from conftest import BASE_CONF
 from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order,
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
-                              session)
+                              session, until_job_end)
 
 pytestmark = pytest.mark.spark
 
@@ -33,7 +33,8 @@ def run_pressure(spark) -> dict:
     time.sleep(0.3)
     ev.drain()
     out["events"] = ev.all
-    out["evicted_a"] = [int(b.rsplit("_", 1)[1]) for b in evicted_blocks(ev.all, out["a"])]
+    out["evicted_a"] = [int(b.rsplit("_", 1)[1])
+                        for b in evicted_blocks(until_job_end(ev.all, 2), out["a"])]
     return out
 
 
@@ -180,7 +181,8 @@ def test_published_table_decides_eviction_order(spark, plain):
         out = pressure_scenario(spark, N_A, N_B, before_b=lambda a: holder.setdefault("a", a.id()))
         time.sleep(0.5)
     out["events"] = brain.events.all
-    out["evicted_a"] = [int(b.rsplit("_", 1)[1]) for b in evicted_blocks(out["events"], out["a"])]
+    out["evicted_a"] = [int(b.rsplit("_", 1)[1])
+                        for b in evicted_blocks(until_job_end(out["events"], 2), out["a"])]
     expected = sorted(range(N_A), key=lambda p: PRIO_A[p])
     n = len(out["evicted_a"])
     assert n >= 2, "the scenario must evict at least two blocks"

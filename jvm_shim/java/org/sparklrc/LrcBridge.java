@@ -60,6 +60,11 @@ public final class LrcBridge {
     return p == null ? 0 : p.tables.version();
   }
 
+  /** The shim's warnings logged in this (driver) JVM since the application started. */
+  public static String warnings() {
+    return LrcLog.kept();
+  }
+
   /** JSON of the stages' RDD lineage with dependency kinds and partition maps, or "". */
   public static String describeStages(String stageIdsCsv) {
     LrcDriverPlugin p = LrcDriverPlugin.current();

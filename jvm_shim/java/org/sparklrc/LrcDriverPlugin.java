@@ -35,6 +35,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
           EventBuffer.DEFAULT_CAPACITY));
       Lineage.resetCache();
       NO_BRAIN_LOGGED.set(false);
+      LrcLog.reset();
       current = this;
       if (!Conf.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
         sc.addSparkListener(new LrcListener(sc));
@@ -50,7 +51,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
   static void noteJobStart() {
     LrcDriverPlugin p = current;
     if (p != null && !p.tables.brainAttached() && NO_BRAIN_LOGGED.compareAndSet(false, true)) {
-      LrcLog.LOG.warn(NO_BRAIN_MSG);
+      LrcLog.warn(NO_BRAIN_MSG);
     }
   }
 
