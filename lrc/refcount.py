@@ -104,6 +104,8 @@ class RefState:
         return self.pending.get(stage_id, {}).get(partition, ())
 
     def take_changes(self) -> set:
-        out = set(self.changed)
-        self.changed.clear()
+        out = self.changed  # swap, not copy: the caller owns the returned set
+        self.changed = set()
+        if self.peers is not None:
+            self.peers._changed = self.changed
         return out

@@ -141,21 +141,37 @@ class SimResult:
 
 def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction: float,
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
-             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False) -> SimResult:
+             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
+             engine: str = "fast") -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x total bytes of cached blocks,
-    split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``."""
+    split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``.
+    ``engine="fast"`` (default) runs built-in policies through ``lrc.fastsim`` (same results,
+    cross-checked by tests); ``"reference"`` forces the straightforward ``_Simulator``."""
+    from lrc.fastsim import FAST_POLICIES, run_fast
+
+    if engine not in ("fast", "reference"):
+        raise ValueError(f"engine must be 'fast' or 'reference', not {engine!r}")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
-    return _Simulator(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
+    pol = get_policy(policy)
+    if engine == "fast" and type(pol) in FAST_POLICIES:
+        _check(refs, executors)
+        return run_fast(ct, pol, cache_fraction, executors, cores, refs, peer_mode,
+                        disk_bytes_per_s, log_evictions)
+    return _Simulator(ct, pol, cache_fraction, executors, cores, refs, peer_mode,
                       disk_bytes_per_s, log_evictions).run()
+
+
+def _check(refs: str, executors: int) -> None:
+    if refs not in ("profile", "online"):
+        raise ValueError(f"refs must be 'profile' or 'online', not {refs!r}")
+    if executors < 1:
+        raise ValueError("executors must be >= 1")
 
 
 class _Simulator:
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool = False) -> None:
-        if refs not in ("profile", "online"):
-            raise ValueError(f"refs must be 'profile' or 'online', not {refs!r}")
-        if executors < 1:
-            raise ValueError("executors must be >= 1")
+        _check(refs, executors)
         self.ct, self.policy, self.n, self.cores, self.disk_bw = ct, policy, executors, cores, disk_bw
         per_exec = int(fraction * ct.total_bytes / executors)
         index = LruIndex if policy.constant else PriorityIndex
