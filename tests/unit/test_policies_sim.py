@@ -109,9 +109,11 @@ def test_lerc_never_keeps_partial_peer_group_over_complete_one(scenario):
 
 
 @st.composite
-def unit_traces(draw):
+def unit_traces(draw, one_block_per_rdd=False):
     """Flat traces (no cached ancestors), unit blocks, one access per task."""
     nrdd, parts = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    if one_block_per_rdd:
+        nrdd, parts = draw(st.integers(1, 6)), 1
     d = AppDAG()
     d.add_rdd(RDD(0, parts))
     for r in range(1, nrdd + 1):
@@ -126,8 +128,11 @@ def unit_traces(draw):
 
 
 @settings(max_examples=120, deadline=None)
-@given(unit_traces())
+@given(unit_traces(one_block_per_rdd=True))
 def test_min_hit_ratio_is_at_least_every_other_policy(case):
+    # Belady is optimal only while Spark's same-RDD rule never binds (one block per RDD): with
+    # it, caching block (3,1) can force MIN to evict the only other candidate, which LRU had
+    # already evicted earlier for a block read later (hypothesis found such a 8-task trace).
     trace, f = case
     ct = CompiledTrace(trace)
     best = simulate(ct, "min", f, executors=1).hits
