@@ -87,3 +87,86 @@ def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master
     assert lrc_stats["hit_ratio"] > lru_stats["hit_ratio"], (lrc_stats, lru_stats)
     assert all(e["installed"] for e in lrc_stats["executors"].values())
     assert lrc_stats["plan_latency_ms"]["count"] >= 3
+
+
+def zip_pairs(master: str, policy: str) -> tuple[dict, dict[str, int], list]:
+    """Tasks of `x.zip(y)` read one block of each: a peer group. While `fresh` is cached (slowly,
+    so tables keep up) three blocks must go. LRC breaks three pairs (LRU order among equal
+    counts: x_0, x_1, x_2); LERC evicts y_0 once x_0 is gone (its reference is no longer
+    effective) and keeps more pairs whole."""
+    spark = start(master, policy)
+    sc = spark.sparkContext
+    try:
+        x = seeded_blocks(sc, 4, seed=11, nbytes=450 * KB)
+        y = seeded_blocks(sc, 4, seed=12, nbytes=450 * KB)
+        x.count()
+        y.count()
+
+        def slow(b):
+            time.sleep(0.6)
+            return (b[0] % 3, len(b))
+
+        fresh = seeded_blocks(sc, 3, seed=13, nbytes=450 * KB)
+        shuffled = fresh.map(slow).reduceByKey(lambda a, b: a + b, 1)
+        pairs = x.zip(y).map(lambda ab: (ab[0][0], ab[1][0]))
+        result = sorted(shuffled.union(pairs).collect())
+        stats = settle(expected_tasks=4 + 4 + 3 + 1 + 4)
+        per_rdd = {name: stats["evictions_per_rdd"].get(str(r.id()), 0)
+                   for name, r in (("x", x), ("y", y), ("fresh", fresh))}
+        return stats, per_rdd, result
+    finally:
+        spark.stop()
+
+
+def test_lerc_keeps_complete_peer_groups_where_lrc_breaks_them():
+    lrc_stats, lrc_victims, lrc_result = zip_pairs("local[1]", "lrc")
+    lerc_stats, lerc_victims, lerc_result = zip_pairs("local[1]", "lerc")
+    assert lrc_result == lerc_result
+    assert lrc_victims["y"] == 0 and lrc_victims["x"] >= 2, lrc_victims
+    # LERC gives up the partner of an evicted block before breaking another pair.
+    assert lerc_victims["y"] >= 1, lerc_victims
+    assert lerc_stats["effective_hits"] > lrc_stats["effective_hits"], (lerc_stats, lrc_stats)
+
+
+def eviction_sequence(lines: list[str]) -> list[tuple[str, str]]:
+    import json
+
+    evs = [json.loads(x) for x in lines]
+    return [(e["executor"], e["block"]) for e in evs if e["e"] == "block" and e["level"] == "NONE"]
+
+
+def test_lru_policy_evicts_exactly_what_plain_spark_evicts():
+    """Plain Spark with only the shim's listener (storage untouched) vs the plugin under `lru`."""
+    from jvm_shim.testing import session
+
+    def job(sc):
+        hot = seeded_blocks(sc, 4, seed=1, nbytes=500 * KB)
+        dead = seeded_blocks(sc, 3, seed=2, nbytes=500 * KB)
+        fresh = seeded_blocks(sc, 4, seed=3, nbytes=500 * KB)
+        hot.count()
+        dead.count()
+        fresh.count()
+        return sorted(hot.map(len).union(fresh.map(len)).collect())
+
+    plain = session("local[1]", {**BASE_CONF, **PRESSURE_CONF}, plugin=False, listener_only=True)
+    try:
+        plain_result = job(plain.sparkContext)
+        bridge = plain.sparkContext._jvm.org.sparklrc.LrcBridge
+        time.sleep(1)
+        plain_lines = bridge.drain(100000).splitlines()
+    finally:
+        plain.stop()
+
+    spark = start("local[1]", "lru")
+    seen: list[str] = []
+    brain = active_brain()
+    handle = brain._handle
+    brain._handle = lambda line: (seen.append(line), handle(line))
+    try:
+        lru_result = job(spark.sparkContext)
+        settle(expected_tasks=4 + 3 + 4 + 8)
+    finally:
+        spark.stop()
+    assert lru_result == plain_result
+    assert eviction_sequence(plain_lines), "the scenario must evict"
+    assert eviction_sequence(seen) == eviction_sequence(plain_lines)

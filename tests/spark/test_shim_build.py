@@ -22,19 +22,7 @@ CLASSES = {"org/sparklrc/LrcPlugin.class", "org/sparklrc/LrcBridge.class",
            "org/sparklrc/bench/EvictionBench.class"}
 
 
-def test_jar_builds_from_source_into_cache_and_is_reused(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPARK_LRC_CACHE", str(tmp_path / "cache"))
-    jar = jvm_shim.jar_path()
-    assert jar.parent == tmp_path / "cache"
-    assert jar.name.startswith("spark-lrc-shim-") and jar.suffix == ".jar"
-    names = set(zipfile.ZipFile(jar).namelist())
-    assert CLASSES <= names
-    mtime = jar.stat().st_mtime_ns
-    assert jvm_shim.jar_path(build=False) == jar  # cached: no rebuild
-    assert jar.stat().st_mtime_ns == mtime
-
-
-def test_concurrent_builds_yield_one_valid_jar(tmp_path, monkeypatch):
+def test_jar_builds_from_source_concurrently_and_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("SPARK_LRC_CACHE", str(tmp_path))
     results, errors = [], []
 
@@ -44,15 +32,21 @@ def test_concurrent_builds_yield_one_valid_jar(tmp_path, monkeypatch):
         except Exception as e:  # noqa: BLE001 - surfaced below
             errors.append(e)
 
-    threads = [threading.Thread(target=go) for _ in range(2)]
+    threads = [threading.Thread(target=go) for _ in range(2)]  # two builders at the same time
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors
     assert len(set(results)) == 1
-    assert CLASSES <= set(zipfile.ZipFile(results[0]).namelist())
-    assert [p.name for p in tmp_path.iterdir()] == [results[0].name]  # no temp leftovers
+    jar = results[0]
+    assert jar.parent == tmp_path and jar.name.startswith("spark-lrc-shim-4.")
+    assert CLASSES <= set(zipfile.ZipFile(jar).namelist())
+    assert not any(n.endswith(".java") for n in zipfile.ZipFile(jar).namelist())
+    assert [p.name for p in tmp_path.iterdir()] == [jar.name]  # no temp leftovers
+    mtime = jar.stat().st_mtime_ns
+    assert jvm_shim.jar_path(build=False) == jar  # cached by source hash + Spark version
+    assert jar.stat().st_mtime_ns == mtime
 
 
 def test_cli_jar_prints_existing_path():

@@ -195,3 +195,71 @@ def test_published_table_decides_eviction_order(spark, plain):
     caches = [e for e in out["events"] if e["e"] == "task_cache" and e["evicted"]]
     assert caches and all(e["table_version"] >= version for e in caches)
 
+
+
+def test_priority_entries_order_matches_reference(spark):
+    """PriorityEntries' eviction view equals a reference sort by (priority, access order), through
+    incremental re-keys, full rebuilds, removals and accesses (driven through py4j)."""
+    import random
+
+    from pyspark import SparkContext
+
+    jvm, gw = spark.sparkContext._jvm, SparkContext._gateway
+    m = jvm.org.sparklrc.PriorityEntries()
+    rnd = random.Random(7)
+    blocks = [(r, p) for r in range(10) for p in range(10)]
+    access: dict[tuple[int, int], int] = {}
+    table: dict[int, list[float]] = {}
+    clock = [0]
+
+    def touch(b):
+        clock[0] += 1
+        access[b] = clock[0]
+
+    def jid(b):
+        return jvm.org.apache.spark.storage.RDDBlockId(b[0], b[1])
+
+    for b in blocks:
+        m.put(jid(b), None)
+        touch(b)
+    m.put(jvm.org.apache.spark.storage.BroadcastBlockId(0, "piece0"), None)
+
+    def apply(version, changes):
+        jmap = jvm.java.util.HashMap()
+        for rdd, arr in changes.items():
+            ja = gw.new_array(jvm.double, len(arr))
+            for i, x in enumerate(arr):
+                ja[i] = float(x)
+            jmap.put(rdd, ja)
+            if arr:
+                table[rdd] = arr
+            else:
+                table.pop(rdd, None)
+        m.applyTable(version, False, jmap, jvm.java.util.ArrayList())
+
+    def expected():
+        def prio(b):
+            arr = table.get(b[0])
+            return arr[b[1]] if arr and b[1] < len(arr) else 0.0
+        return [f"rdd_{b[0]}_{b[1]}" for b in sorted(access, key=lambda b: (prio(b), access[b]))]
+
+    def actual():
+        it, out = m.entrySet().iterator(), []
+        while it.hasNext():
+            out.append(it.next().getKey().name())
+        return out
+
+    assert actual()[:-1] == [f"rdd_{r}_{p}" for r, p in blocks]  # no table: Spark's LRU
+    apply(1, {3: [rnd.randint(-5, 5) for _ in range(10)]})  # 10 of 101 blocks: incremental
+    assert actual() == expected() + ["broadcast_0_piece0"]
+    apply(2, {r: [rnd.randint(-5, 5) for _ in range(8)] for r in range(5)})  # large: rebuild
+    assert actual() == expected() + ["broadcast_0_piece0"]
+    apply(3, {3: []})  # removal: back to priority 0
+    for b in rnd.sample(blocks, 15):  # accesses move blocks behind their equal-priority peers
+        m.put(jid(b), None)
+        touch(b)
+    for b in rnd.sample(blocks, 10):
+        m.remove(jid(b))
+        access.pop(b)
+    assert actual() == expected() + ["broadcast_0_piece0"]
+    assert m.version() == 3 and m.size() == len(access) + 1

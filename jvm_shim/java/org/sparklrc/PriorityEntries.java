@@ -133,13 +133,15 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
         table.put(e.getKey(), e.getValue());
       }
     }
-    if (reset) {
-      List<Node> all = new ArrayList<>(order);
-      order.clear();
-      for (Node n : all) {
-        n.priority = priorityOf(n);
-        order.add(n);
+    int affected = 0;
+    if (!reset) {
+      for (Integer rdd : arrays.keySet()) {
+        HashSet<Node> ns = byRdd.get(rdd);
+        affected += ns == null ? 0 : ns.size();
       }
+    }
+    if (reset || affected > order.size() / 8) {
+      rebuildOrder(); // large change: O(n log n) array sort + O(n) tree build
     } else {
       for (Integer rdd : arrays.keySet()) {
         HashSet<Node> ns = byRdd.get(rdd);
@@ -160,6 +162,68 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
       planned.addAll(plannedStages);
     }
     version = Math.max(version, newVersion);
+  }
+
+  /** Recomputes every priority and rebuilds the TreeSet from a sorted array in linear time. */
+  private void rebuildOrder() {
+    final Node[] all = nodes.values().toArray(new Node[0]);
+    for (Node n : all) {
+      n.priority = priorityOf(n);
+    }
+    java.util.Arrays.sort(all, ORDER);
+    TreeSet<Node> fresh = new TreeSet<>(ORDER);
+    fresh.addAll(new SortedArrayView(all)); // TreeMap.buildFromSorted: no comparisons
+    order = fresh;
+  }
+
+  /** Just enough of a SortedSet over a sorted array for TreeSet.addAll's linear-time path. */
+  private static final class SortedArrayView extends AbstractSet<Node>
+      implements java.util.SortedSet<Node> {
+    private final Node[] a;
+
+    SortedArrayView(Node[] a) {
+      this.a = a;
+    }
+
+    @Override
+    public Iterator<Node> iterator() {
+      return java.util.Arrays.asList(a).iterator();
+    }
+
+    @Override
+    public int size() {
+      return a.length;
+    }
+
+    @Override
+    public Comparator<? super Node> comparator() {
+      return ORDER;
+    }
+
+    @Override
+    public java.util.SortedSet<Node> subSet(Node from, Node to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedSet<Node> headSet(Node to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedSet<Node> tailSet(Node from) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Node first() {
+      return a[0];
+    }
+
+    @Override
+    public Node last() {
+      return a[a.length - 1];
+    }
   }
 
   private double priorityOf(Node n) {
