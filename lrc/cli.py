@@ -57,6 +57,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--policies", type=_policies, default=list(POLICIES))
     b.add_argument("--out", type=Path, help="write the markdown summary here")
     b.add_argument("--profile", action="store_true", help="print a cProfile of each run")
+    b.add_argument("--cache-fraction", type=_floats, default=[0.3, 0.5],
+                   help="cache fractions to run at; comma-separated")
+    b.add_argument("--repeat", type=int, default=3, help="runs per point (median reported)")
     return ap
 
 
@@ -84,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "bench-speed":
             from lrc.bench import bench_speed
 
-            bench_speed(args.accesses, args.policies, args.out, args.profile)
+            bench_speed(args.accesses, args.policies, args.out, args.profile,
+                        tuple(args.cache_fraction), args.repeat)
             return 0
         rows = run_simulate(args)
     except ValueError as e:

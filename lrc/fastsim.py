@@ -51,11 +51,34 @@ class _IdPlanner(Planner):
             for s in trace.dag.stages.values():
                 self.dag.add_stage(s)
             seqs: dict[int, int] = {}
-            add = self.refs.add_task
-            for ev in ct.events:
-                if ev[0] == 2:
-                    seq = seqs.get(ev[1]) or seqs.setdefault(ev[1], self._next_seq())
-                    add(ev[1], ev[2], ev[4], seq)
+            refs = self.refs
+            if refs.peers is not None or refs.track_order:
+                add = refs.add_task
+                for ev in ct.events:
+                    if ev[0] == 2:
+                        seq = seqs.get(ev[1]) or seqs.setdefault(ev[1], self._next_seq())
+                        add(ev[1], ev[2], ev[4], seq)
+            else:  # RefState.add_task inlined: counts only
+                pending, stage_seq, count = refs.pending, refs.stage_seq, refs.count
+                touched = set()
+                for ev in ct.events:
+                    if ev[0] != 2:
+                        continue
+                    sid, part, reads = ev[1], ev[2], ev[4]
+                    seq = seqs.get(sid) or seqs.setdefault(sid, self._next_seq())
+                    tasks = pending.get(sid)
+                    if tasks is None:
+                        tasks = pending[sid] = {}
+                    if part in tasks:
+                        continue
+                    if len(reads) > 1:
+                        reads = tuple(dict.fromkeys(reads))
+                    tasks[part] = reads
+                    stage_seq.setdefault(sid, seq)
+                    for b in reads:
+                        count[b] = count.get(b, 0) + 1
+                    touched.update(reads)
+                refs.changed |= touched
             self.planned.update(seqs)
 
     def add_job(self, job, stages, rdds) -> None:
@@ -304,6 +327,9 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
     pos = 0
     nreads = nhits = twr = tah = 0
     inline = kind in (LRC, MRD)
+    is_lrc = kind is LRC
+    npush = 0
+    cur_stage, load = None, None
     stage_seq = refs.stage_seq if refs is not None else None
     next_seqs = refs.next_seqs if refs is not None else None
     for ev in ct.events:
@@ -400,11 +426,24 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
                     orders[e].move_to_end(b)
                 else:
                     en = ent[b] = (prio(b), st, b)
-                    push(e, en)
+                    heappush(heaps[e], en)
+        npush += len(hit_reads)
+        if npush > 65536:  # compact heaps full of dead entries now and then
+            npush = 0
+            for x in range(n):
+                if len(heaps[x]) > 4 * live[x] + 1024:
+                    h = heaps[x]
+                    h[:] = [y for y in h if ent[y[2]] is y]
+                    heapify(h)
         if finished:
             for b in finished:
-                if where[b] >= 0:
-                    set_priority(b, prio(b))
+                e = where[b]
+                if e >= 0:
+                    p = count[b] if is_lrc else -next_ref[b]
+                    old = ent[b]
+                    if old[0] != p:
+                        en = ent[b] = (p, old[1], b)
+                        heappush(heaps[e], en)
         elif planner is not None:
             apply_changes()
         if reads:
@@ -412,9 +451,11 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
             nhits += len(hit_reads)
             twr += 1
             tah += len(hit_reads) == len(reads)
-        load = stage_load.get(stage)
-        if load is None:
-            load = stage_load[stage] = [0.0] * n
+        if stage != cur_stage:
+            cur_stage = stage
+            load = stage_load.get(stage)
+            if load is None:
+                load = stage_load[stage] = [0.0] * n
         load[ex] += cost
     res.reads, res.hits, res.tasks_with_reads, res.tasks_all_hit = nreads, nhits, twr, tah
     res.evictions, res.disk_reads, res.recomputed_bytes = evictions, disk_reads, recomputed
