@@ -14,7 +14,7 @@ pytestmark = pytest.mark.spark
 # short runs: fewer iterations, same code paths (and the self-checks stay on where cheap)
 FAST = {
     "pagerank": {"iterations": 2},
-    "cc": {"max_iterations": 3},
+    "cc": {"max_iterations": 2},
     "ml": {"iterations": 4},
     "svdpp": {"rounds": 1, "eval_every": 1},
     "zip": {"rounds": 2},
