@@ -91,6 +91,10 @@ KEYS: tuple[Key, ...] = (
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
     Key("spark.lrc.drainMs", "10", _positive_int,
         "The Python brain drains JVM events this often."),
+    Key("spark.lrc.entriesField", "entries", str,
+        "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
+    Key("spark.lrc.forceInstallFailure", "false", _bool,
+        "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays)."),
 )
 BY_NAME: dict[str, Key] = {k.name: k for k in KEYS}
 BY_KWARG: dict[str, Key] = {k.kwarg: k for k in KEYS}
