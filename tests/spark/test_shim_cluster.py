@@ -77,12 +77,21 @@ def test_task_reports_and_block_events_come_from_executors(cluster):
     caches = [e for e in evs if e["e"] == "task_cache"]
     assert {e["executor"] for e in caches} <= EXECUTORS
     assert {b for e in caches for b in e["puts"]} == blocks
-    assert {b for e in caches for b in e["hits"]} == blocks
     block_evs = [e for e in evs if e["e"] == "block" and e["block"] in blocks]
     assert block_evs and {e["executor"] for e in block_evs} <= EXECUTORS
     # each block's put is reported by the executor whose block manager holds it
     holder = {e["block"]: e["executor"] for e in block_evs if e["level"] != "NONE"}
     assert {b: e["executor"] for e in caches for b in e["puts"]} == holder
+    # second job: a read is a hit of the executor's own MemoryStore exactly when the block is
+    # there (a block fetched from the other executor is that executor's remote serve, not a hit)
+    second = [e for e in evs if e["e"] == "job_start"][1]
+    result_stage = [s["stage"] for s in second["stages"] if s["shuffle"] == -1][0]
+    reads = [e for e in caches if e["stage"] == result_stage]
+    assert sorted(e["partition"] for e in reads) == [0, 1, 2, 3]
+    for e in reads:
+        block = f"rdd_{y.id()}_{e['partition']}"
+        assert e["puts"] == []
+        assert e["hits"] == ([block] if holder[block] == e["executor"] else []), e
     ends = [e for e in evs if e["e"] == "task_end" and e["executor"] in EXECUTORS]
     assert len(ends) >= 12
     y.unpersist(blocking=True)

@@ -1,0 +1,109 @@
+"""The three ways to turn spark-lrc on, each against real Spark: spark-lrc-submit with an
+unmodified PySpark script, a JVM application with only the JVM conf, and in code with a trace
+that the simulator then replays."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+import spark_plugin
+from conftest import BASE_CONF, ROOT
+from jvm_shim import jar_path
+from jvm_shim.testing import restart_jvm_if_needed
+from lrc.sim import simulate
+from lrc.trace import load_trace
+from workloads import pagerank
+
+pytestmark = pytest.mark.spark
+SUBMIT = str(Path(sys.executable).with_name("spark-lrc-submit"))
+QUIET = ["--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false"]
+
+
+def test_submit_runs_an_unmodified_pyspark_script_and_writes_stats(tmp_path):
+    stats_path, trace_path = tmp_path / "stats.json", tmp_path / "trace.parquet"
+    out = subprocess.run(
+        [SUBMIT, "--master", "local[2]", *QUIET, "--conf", "spark.testing.memory=50331648",
+         "--policy", "lrc", "--lrc-conf", f"statsPath={stats_path}", "--lrc-conf", f"tracePath={trace_path}",
+         str(ROOT / "workloads" / "pagerank.py"), "--scale", "1"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "checksum=" in out.stdout
+    stats = json.loads(stats_path.read_text())
+    assert stats["policy"] == "lrc" and stats["degraded"] is None
+    assert stats["tasks"] > 0 and stats["hits"] > 0
+    assert stats["plan_latency_ms"]["count"] > 0
+    assert load_trace(trace_path).accesses() > 0
+
+
+def test_submit_rejects_an_unknown_policy_before_spark_starts():
+    out = subprocess.run([SUBMIT, "--policy", "fifo", "app.py"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "spark.lrc.policy" in out.stderr and "lru, lrc, lerc, mrd" in out.stderr
+
+
+JAVA_APP = """
+import java.util.*;
+import org.apache.spark.api.java.*;
+import org.apache.spark.SparkConf;
+public class CacheApp {
+  public static void main(String[] args) {
+    JavaSparkContext sc = new JavaSparkContext(new SparkConf().setAppName("java-app"));
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) xs.add(i);
+    JavaRDD<Integer> r = sc.parallelize(xs, 4).map(x -> x * 2).cache();
+    long n = r.count();
+    int sum = r.reduce(Integer::sum);
+    System.out.println("RESULT " + n + " " + sum);
+    sc.stop();
+  }
+}
+"""
+
+
+def test_a_jvm_application_with_only_the_jvm_conf_runs_under_lru_and_says_so(tmp_path):
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    (tmp_path / "CacheApp.java").write_text(JAVA_APP)
+    subprocess.run(["javac", "-cp", f"{jars}/*", "-d", str(tmp_path), str(tmp_path / "CacheApp.java")],
+                   check=True, timeout=120)
+    subprocess.run(["jar", "cf", str(tmp_path / "app.jar"), "-C", str(tmp_path), "CacheApp.class"],
+                   check=True, timeout=60)
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    out = subprocess.run(
+        [str(submit), "--master", "local[2]", *QUIET, "--class", "CacheApp",
+         "--conf", "spark.plugins=org.sparklrc.LrcPlugin", "--jars", str(jar_path()), str(tmp_path / "app.jar")],
+        capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "RESULT 1000 999000" in out.stdout
+    assert "no policy brain attached; Spark's LRU stays in effect" in out.stderr
+
+
+def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measured(tmp_path):
+    """One executor with 24 MiB of storage runs PageRank under lrc; the simulator replays the
+    recording with the same policy and cache size and must agree on the hit ratio."""
+    storage = 24 << 20
+    restart_jvm_if_needed()
+    b = SparkSession.builder.master("local[1]").appName("replay")
+    for k, v in {**BASE_CONF, "spark.testing.memory": str(2 * storage),
+                 "spark.testing.reservedMemory": "0", "spark.memory.fraction": "0.5"}.items():
+        b = b.config(k, v)
+    trace_path = tmp_path / "run.parquet"
+    spark = spark_plugin.configure(b, policy="lrc", trace_path=str(trace_path)).getOrCreate()
+    try:
+        pagerank.run(spark, scale=2, seed=3, iterations=6, verify=False)
+    finally:
+        spark.stop()
+    measured = spark_plugin.stats()
+    trace = load_trace(trace_path)
+    total = sum(r.size(p) for r in trace.dag.rdds.values() if r.cached for p in range(r.num_partitions))
+    assert total > storage, "the run must be under memory pressure for the comparison to mean anything"
+    sim = simulate(trace, "lrc", storage / total, executors=1, cores=1, refs="online")
+    assert measured["evictions"] > 0 and measured["hit_ratio"] < 1
+    assert abs(sim.hit_ratio - measured["hit_ratio"]) <= 0.05, (sim.to_dict(), measured)
