@@ -28,7 +28,7 @@ QUIET = ["--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProg
 def test_submit_runs_an_unmodified_pyspark_script_and_writes_stats(tmp_path):
     stats_path, trace_path = tmp_path / "stats.json", tmp_path / "trace.parquet"
     out = subprocess.run(
-        [SUBMIT, "--master", "local[2]", *QUIET, "--conf", "spark.testing.memory=50331648",
+        [SUBMIT, "--master", "local[2]", *QUIET, "--conf", "spark.testing.memory=50331648", "--conf", "spark.testing.reservedMemory=0",
          "--policy", "lrc", "--lrc-conf", f"statsPath={stats_path}", "--lrc-conf", f"tracePath={trace_path}",
          str(ROOT / "workloads" / "pagerank.py"), "--scale", "1"],
         capture_output=True, text=True, timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
@@ -86,9 +86,9 @@ def test_a_jvm_application_with_only_the_jvm_conf_runs_under_lru_and_says_so(tmp
 
 
 def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measured(tmp_path):
-    """One executor with 24 MiB of storage runs PageRank under lrc; the simulator replays the
+    """One executor with 10 MiB of storage runs PageRank under lrc; the simulator replays the
     recording with the same policy and cache size and must agree on the hit ratio."""
-    storage = 24 << 20
+    storage = 10 << 20
     restart_jvm_if_needed()
     b = SparkSession.builder.master("local[1]").appName("replay")
     for k, v in {**BASE_CONF, "spark.testing.memory": str(2 * storage),
