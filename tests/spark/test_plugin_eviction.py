@@ -9,65 +9,15 @@ from __future__ import annotations
 import time
 
 import pytest
-from pyspark.sql import SparkSession
 
-import spark_plugin
 from conftest import BASE_CONF
-from jvm_shim.testing import PRESSURE_CONF, restart_jvm_if_needed, seeded_blocks
+from jvm_shim.testing import PRESSURE_CONF, seeded_blocks
+from spark_plugin.doctor import dead_vs_hot, settle
+from spark_plugin.doctor import start_session as start
 from spark_plugin.session import active_brain
 
 pytestmark = pytest.mark.spark
 KB = 1024
-
-
-def start(master: str, policy: str | None, extra: dict[str, str] | None = None) -> SparkSession:
-    """A session under memory pressure, with spark-lrc (policy) or plain Spark (None)."""
-    restart_jvm_if_needed()
-    b = SparkSession.builder.master(master).appName(f"plugin-{policy}")
-    for k, v in {**BASE_CONF, **PRESSURE_CONF, "spark.locality.wait": "3s", **(extra or {})}.items():
-        b = b.config(k, v)
-    if policy is not None:
-        b = spark_plugin.configure(b, policy=policy, poll_ms=50)
-    return b.getOrCreate()
-
-
-def settle(expected_tasks: int, timeout: float = 20.0) -> dict:
-    """Stats once every task's executor report reached the brain."""
-    brain = active_brain()
-    deadline = time.time() + timeout
-    while True:
-        brain.step()
-        s = brain.stats()
-        if s["tasks"] >= expected_tasks or time.time() > deadline:
-            return s
-        time.sleep(0.05)
-
-
-def dead_vs_hot(master: str, policy: str, parts: int, kb: int) -> tuple[dict, dict[str, int], list]:
-    """`hot` is read again by the last job, `dead` never: then `fresh` is cached under pressure.
-
-    LRU evicts the oldest blocks (hot's, cached first); LRC evicts dead's (no references left).
-    Sizes leave no pressure before the last job: online, nothing refers to `hot` until then.
-    """
-    spark = start(master, policy)
-    sc = spark.sparkContext
-    try:
-        hot = seeded_blocks(sc, parts, seed=1, nbytes=kb * KB)
-        dead = seeded_blocks(sc, parts * 3 // 4, seed=2, nbytes=kb * KB)
-        fresh = seeded_blocks(sc, parts // 2, seed=3, nbytes=kb * KB)
-        hot.count()
-        dead.count()
-        # One job: its shuffle-map stage computes `fresh` (evicting); its result stage then
-        # reads `hot` again. The shuffle makes that order certain.
-        shuffled = fresh.map(lambda b: (b[0] % 3, len(b))).reduceByKey(lambda a, b: a + b, 2)
-        result = sorted(shuffled.union(hot.map(lambda b: (b[0], -len(b)))).collect())
-        tasks = parts + parts * 3 // 4 + parts // 2 + 2 + parts
-        stats = settle(expected_tasks=tasks)
-        ids = {"hot": hot.id(), "dead": dead.id(), "fresh": fresh.id()}
-        per_rdd = {name: stats["evictions_per_rdd"].get(str(rid), 0) for name, rid in ids.items()}
-        return stats, per_rdd, result
-    finally:
-        spark.stop()
 
 
 SCENARIOS = [("local[1]", 4, 500),

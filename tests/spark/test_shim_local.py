@@ -263,3 +263,28 @@ def test_priority_entries_order_matches_reference(spark):
         access.pop(b)
     assert actual() == expected() + ["broadcast_0_piece0"]
     assert m.version() == 3 and m.size() == len(access) + 1
+
+
+def test_poller_brings_a_mid_stage_table_to_running_executor(spark):
+    """A version published while a stage runs reaches the executor through the poller
+    (spark.lrc.pollMs=200) without any new stage; tasks report the version they ran under."""
+    sc = spark.sparkContext
+    b = bridge(spark)
+    ev = Events(spark)
+    ev.clear()
+    slow = sc.parallelize(range(5), 5).map(lambda i: (time.sleep(0.6), i)[1])
+    t = threading.Thread(target=slow.count)
+    t.start()
+    try:
+        ev.wait_for(lambda es: any(e["e"] == "task_end" for e in es))
+        version = int(b.tableVersion()) + 1
+        b.publish(version, "999999=1,2,3", "")
+    finally:
+        t.join()
+    ev.wait_for(job_done(1))
+    evs = ev.wait_for(lambda es: sum(1 for e in es if e["e"] == "task_cache") >= 5)
+    versions = [e["table_version"] for e in sorted(ev.of("task_cache"), key=lambda e: e["task"])]
+    assert versions[0] < version and versions[-1] == version, versions
+    stage = ev.of("task_cache")[0]["stage"]
+    forced = [e for e in evs if e["e"] == "table_in_force" and e["stage"] == stage]
+    assert len(forced) <= 1  # at most once per (executor, stage)
