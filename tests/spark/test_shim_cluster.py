@@ -160,7 +160,10 @@ def test_install_failure_in_executor_jvms_falls_back(cluster):
         assert {e["executor"] for e in plug} == EXECUTORS
         assert all(e["installed"] is False and "NoSuchFieldException" in e["error"] for e in plug)
         # the clear warning is in each executor's own log
-        work = Path(os.environ["SPARK_HOME"]) / "work" / sc.applicationId
+        import pyspark
+
+        home = os.environ.get("SPARK_HOME") or str(Path(pyspark.__file__).parent)
+        work = Path(home) / "work" / sc.applicationId
         logs = {p.parent.name: p.read_text(errors="replace") for p in work.glob("*/stderr")}
         assert set(logs) == EXECUTORS
         for ex, text in logs.items():
