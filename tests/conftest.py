@@ -11,26 +11,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def private_spark_home() -> Path:
-    """A SPARK_HOME of our own: symlinks to pyspark's bin/jars/python, work dirs stay in the repo."""
-    import pyspark
-
-    src = Path(pyspark.__file__).parent
-    home = ROOT / ".spark-home"
-    home.mkdir(exist_ok=True)
-    for name in ("bin", "jars", "python", "sbin"):
-        link = home / name
-        if not link.exists() and (src / name).exists():
-            link.symlink_to(src / name)
-    return home
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _spark_env():
     """Every Spark test uses this interpreter for workers and a private SPARK_HOME."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     try:
+        from workloads.cluster import private_spark_home
+
         os.environ["SPARK_HOME"] = str(private_spark_home())
     except ImportError:  # unit tests of lrc/ run without pyspark
         pass

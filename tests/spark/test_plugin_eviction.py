@@ -20,14 +20,14 @@ pytestmark = pytest.mark.spark
 KB = 1024
 
 
-SCENARIOS = [("local[1]", 4, 500),
-             pytest.param("local-cluster[2,1,1024]", 8, 400, marks=pytest.mark.cluster)]
+SCENARIOS = [("local[1]", 4, 500, 500),
+             pytest.param("local-cluster[2,1,1024]", 8, 400, 800, marks=pytest.mark.cluster)]
 
 
-@pytest.mark.parametrize("master, parts, kb", SCENARIOS)
-def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master, parts, kb):
-    lru_stats, lru_victims, lru_result = dead_vs_hot(master, "lru", parts, kb)
-    lrc_stats, lrc_victims, lrc_result = dead_vs_hot(master, "lrc", parts, kb)
+@pytest.mark.parametrize("master, parts, kb, fresh_kb", SCENARIOS)
+def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master, parts, kb, fresh_kb):
+    lru_stats, lru_victims, lru_result = dead_vs_hot(master, "lru", parts, kb, fresh_kb)
+    lrc_stats, lrc_victims, lrc_result = dead_vs_hot(master, "lrc", parts, kb, fresh_kb)
     assert lru_result == lrc_result
     # Spark's order: the hot RDD, cached first, is the least recently used.
     assert lru_victims["hot"] >= 1, lru_victims
