@@ -51,7 +51,7 @@ class TraceRecorder:
 
     def build(self, dag: AppDAG) -> Trace:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates."""
-        rdds = {rid: dataclasses.replace(r, deps=r.deps) for rid, r in dag.rdds.items()}
+        rdds = {rid: dataclasses.replace(r) for rid, r in dag.rdds.items()}  # the planner keeps its own
         for rid, level in self.ever_cached.items():
             if rid in rdds:
                 rdds[rid].cached, rdds[rid].storage_level = True, level
