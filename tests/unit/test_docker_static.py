@@ -67,10 +67,18 @@ def test_commands_parse_with_the_launcher_cli(compose):
 def test_entry_modules_exist(compose):
     modules = {_cmd(s)[2] for s in compose["services"].values() if _cmd(s)[:2] == ["python", "-m"]}
     assert "workloads.cluster" in modules
-    for mod in modules - {"workloads.bench"}:
+    assert "workloads.bench" in modules
+    for mod in modules:
         assert importlib.util.find_spec(mod) is not None, mod
-    if "workloads.bench" in modules and not (ROOT / "workloads" / "bench.py").exists():
-        pytest.skip("workloads/bench.py (benchmark runner) is not written yet")
+
+
+def test_submitter_command_parses_with_the_bench_cli(compose):
+    from workloads.bench import parser
+
+    cmd = _cmd(compose["services"]["submitter"])
+    assert cmd[:3] == ["python", "-m", "workloads.bench"]
+    args = parser().parse_args(cmd[3:])
+    assert args.master == "spark://master:7077" and args.repeat == 3 and args.render is None
 
 
 def test_worker_memory_fits_container_limits(compose):

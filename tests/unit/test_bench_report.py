@@ -1,0 +1,130 @@
+"""The benchmark report from a hand-made results.json: medians, per-repeat speedups, goals, and a
+checksum mismatch that fails the run and says so loudly. No Spark."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workloads import bench
+
+
+def _run(w, p, f, rep, jct, hit=0.5, checksum="ok"):
+    status = "ok" if checksum == "ok" else "checksum mismatch"
+    return {"workload": w, "policy": p, "cache_fraction": f, "repeat": rep, "jct_s": jct,
+            "hit_ratio": hit, "effective_hit_ratio": hit / 2, "checksum": checksum,
+            "reference_checksum": "ok", "status": status, "checksum_ok": status == "ok",
+            "ok": True, "evictions": 3, "misses": 2, "plan_latency_ms": {"median": 5.0, "p99": 9.0},
+            "evictions_per_rdd": {"7": 3}}
+
+
+def _results(runs, sim=()):
+    return {"command": "python -m workloads.bench --workloads pagerank,zip --repeat 3",
+            "settings": {"workloads": ["pagerank", "zip"], "policies": ["lru", "lrc", "lerc"],
+                         "cache_fractions": [0.5], "repeat": 3, "refs": "online"},
+            "calibration": {"pagerank": {"checksum": "ok", "jct_unlimited_s": 8.0,
+                                         "working_set_bytes": 10 << 20, "cached_blocks": 40,
+                                         "usable_heap_bytes": 500 << 20,
+                                         "memory_fraction": {"0.5": 0.005}}},
+            "runs": list(runs), "sim": list(sim), "machine": {"cpus": 2}, "cluster": {}}
+
+
+LRU = [20.0, 30.0, 10.0]
+LRC = [10.0, 10.0, 10.0]   # per-repeat ratios 2.0, 3.0, 1.0 -> median 2.0
+LERC = [25.0, 30.0, 8.0]   # ratios 0.8, 1.0, 1.25 -> median 1.0
+
+
+@pytest.fixture
+def res():
+    runs = []
+    for rep in range(3):
+        runs += [_run("pagerank", "lru", 0.5, rep, LRU[rep], hit=0.4),
+                 _run("pagerank", "lrc", 0.5, rep, LRC[rep], hit=0.7 + rep / 100),
+                 _run("pagerank", "lerc", 0.5, rep, LERC[rep], hit=0.6)]
+    sim = [{"workload": "pagerank", "cache_fraction": 0.5, "policy": "min", "hit_ratio": 0.75,
+            "effective_hit_ratio": 0.7, "est_runtime": 10.0},
+           {"workload": "pagerank", "cache_fraction": 0.5, "policy": "lru", "hit_ratio": 0.5,
+            "effective_hit_ratio": 0.4, "est_runtime": 15.0}]
+    return _results(runs, sim)
+
+
+def test_medians_and_speedups(res):
+    runs = res["runs"]
+    assert bench.median_jct(runs, "pagerank", "lru", 0.5) == 20.0
+    assert bench.median_jct(runs, "pagerank", "lrc", 0.5) == 10.0
+    s = bench.speedup(runs, "pagerank", "lrc", 0.5)
+    assert s == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
+    s = bench.speedup(runs, "pagerank", "lerc", 0.5)
+    assert s["median"] == pytest.approx(1.0) and s["min"] == pytest.approx(0.8)
+    assert s["max"] == pytest.approx(1.25)
+    assert bench.median_of(runs, "hit_ratio", "pagerank", "lrc", 0.5) == pytest.approx(0.71)
+    assert bench.speedup(runs, "zip", "lrc", 0.5) is None
+
+
+def test_goals_from_medians(res):
+    lrc = next(x for x in bench.goals(res) if x["goal"].startswith("LRC median"))
+    assert lrc["met"] and "2.00x" in lrc["value"]
+    never = next(x for x in bench.goals(res) if "never" in x["goal"])
+    assert never["met"]  # worst median 1.0x
+    hit = next(x for x in bench.goals(res) if "hit ratio" in x["goal"])
+    assert not hit["met"] and "15.0 points" in hit["value"]  # lerc 0.60 vs min 0.75
+
+
+def test_report_tables(res, tmp_path):
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    bench.render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert res["command"] in md
+    assert "**2.00x** [1.00-3.00]" in md  # lrc speedup
+    assert "**1.00x** [0.80-1.25]" in md  # lerc speedup
+    assert "| pagerank | 0.5 | 20.00 | 10.00 | 25.00 | 8.00 |" in md  # median times + unlimited
+    assert "1.50x" in md  # simulated lru/min runtime bound
+    assert "75.0%" in md  # min hit ratio next to the measured ones
+    assert "FAILED" not in md and "checksum equal to the plugin-off reference" in md
+    assert (tmp_path / "time_vs_fraction.png").stat().st_size > 1000
+    assert (tmp_path / "hit_ratio_vs_fraction.png").stat().st_size > 1000
+
+
+def test_checksum_mismatch_fails_the_run_and_the_report_says_so(res, tmp_path):
+    bad = _run("pagerank", "lrc", 0.5, 3, 1.0, checksum="deadbeef")
+    res["runs"].append(bad)
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    bench.render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "**FAILED: 1 of 10 runs failed**" in md
+    assert "`deadbeef`" in md and "checksum mismatch" in md
+    # the failed run's 1 s job time is excluded from medians and speedups
+    assert bench.median_jct(res["runs"], "pagerank", "lrc", 0.5) == 10.0
+
+
+def test_run_record_marks_checksum_mismatch(monkeypatch, tmp_path):
+    """Bench.run_one marks a run whose checksum differs from the plugin-off reference as failed."""
+    args = bench.parser().parse_args(["--workloads", "zip", "--policies", "lru,lrc",
+                                      "--cache-fraction", "0.5", "--repeat", "1",
+                                      "--out", str(tmp_path)])
+    b = bench.Bench(args, [])
+    b.conf, b.master, b.executors = {}, "spark://x:1", 2
+    cal = {"checksum": "ref", "working_set_bytes": 100, "memory_fraction": {"0.5": 0.01},
+           "trace": str(tmp_path / "t.parquet")}
+    outs = iter([{"ok": True, "checksum": "other", "jct_s": 1.0, "storage_bytes_per_executor": 25,
+                  "stats": {"hit_ratio": 0.5}},
+                 {"ok": True, "checksum": "ref", "jct_s": 1.0, "storage_bytes_per_executor": 25},
+                 {"ok": False, "error": "boom"}])
+    monkeypatch.setattr(b, "child", lambda spec: next(outs))
+    r1 = b.run_one("zip", 0.5, 0, "lrc", cal)
+    r2 = b.run_one("zip", 0.5, 0, "lru", cal)
+    r3 = b.run_one("zip", 0.5, 0, "lru", cal)
+    assert (r1["status"], r1["checksum_ok"]) == ("checksum mismatch", False)
+    assert (r2["status"], r2["checksum_ok"]) == ("ok", True)
+    assert r2["storage_cap_error"] == pytest.approx(0.0)  # 0.5 * 100 / 2 executors = 25
+    assert r3["status"] == "error"
+
+
+def test_memory_fraction_and_cli_parsing():
+    assert bench.memory_fraction(0.5, 400 << 20, 2, 500 << 20) == pytest.approx(0.2)
+    assert bench.memory_fraction(5.0, 400 << 20, 2, 500 << 20) == 1.0
+    assert bench.parse_scales("pagerank=2,cc=1") == {"pagerank": 2, "cc": 1}
+    assert bench.parse_kwargs(["pagerank.iterations=5,zip.rounds=3", "cc.verify=false"]) == {
+        "pagerank": {"iterations": 5}, "zip": {"rounds": 3}, "cc": {"verify": False}}
+    a = bench.parser().parse_args(["--render", "x"])
+    assert a.render == "x"

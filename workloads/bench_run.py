@@ -1,0 +1,129 @@
+"""One benchmark run in its own process: `python -m workloads.bench_run SPEC.json OUT.json`.
+
+The benchmark runner (`workloads.bench`) starts this module once per run, so that every run gets
+a fresh driver JVM: `spark.jars` (the JVM shim) reaches the driver's class loader only when the
+driver JVM starts, and PySpark's `SparkConf()` picks up JVM system properties, so confs of one
+session could leak into the next one in the same process.
+
+SPEC (JSON): workload, scale, seed, kwargs, master, executors, conf (Spark confs), policy
+(null = plugin off), trace_path, stats_path, profile, timeout_s.
+OUT (JSON): ok, error, checksum, result, jct_s (the workload's `run()` only), startup_s,
+executors (host:port -> max storage bytes at start), storage_bytes_per_executor (min over them),
+stats (the plugin's stats JSON, when it ran).
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+# Confs every benchmark session gets (the spec's conf wins).
+BASE_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.python.worker.reuse": "true",
+    "spark.driver.memory": "1g",
+}
+
+
+def executor_storage(sc) -> dict[str, int]:
+    """Max storage memory per executor block manager (the driver's own block manager excluded),
+    as Spark reports it: for the UnifiedMemoryManager (heap - 300 MB) x spark.memory.fraction,
+    heap being the executor JVM's Runtime.maxMemory()."""
+    jsc = sc._jsc.sc()
+    try:
+        driver = sc._jvm.org.apache.spark.SparkEnv.get().blockManager().blockManagerId().hostPort()
+    except Exception:  # pragma: no cover - defensive
+        driver = None
+    out = {}
+    it = jsc.getExecutorMemoryStatus().iterator()
+    while it.hasNext():
+        kv = it.next()
+        if kv._1() != driver:
+            out[str(kv._1())] = int(kv._2()._1())
+    return out
+
+
+def wait_for_executors(sc, n: int, timeout: float = 120.0) -> dict[str, int]:
+    deadline = time.monotonic() + timeout
+    seen = executor_storage(sc)
+    while len(seen) < n and time.monotonic() < deadline:
+        time.sleep(0.2)
+        seen = executor_storage(sc)
+    if len(seen) < n:
+        raise RuntimeError(f"only {len(seen)} of {n} executors registered within {timeout:.0f}s")
+    return seen
+
+
+def workload_kwargs(run, spec: dict) -> dict[str, Any]:
+    kw = dict(spec.get("kwargs") or {})
+    params = inspect.signature(run).parameters
+    if "verify" in params and "verify" not in kw and spec.get("verify") is not None:
+        kw["verify"] = spec["verify"]
+    unknown = set(kw) - set(params)
+    if unknown:
+        raise ValueError(f"{spec['workload']}: unknown workload arguments {sorted(unknown)}; "
+                         f"valid: {sorted(p for p in params if p != 'spark')}")
+    return kw
+
+
+def execute(spec: dict) -> dict[str, Any]:
+    from pyspark.sql import SparkSession
+
+    import workloads
+
+    out: dict[str, Any] = {"ok": False, "error": None}
+    mod = workloads.get(spec["workload"])
+    kw = workload_kwargs(mod.run, spec)
+    t0 = time.perf_counter()
+    b = SparkSession.builder.master(spec["master"]).appName(
+        f"bench-{spec['workload']}-{spec.get('policy') or 'off'}")
+    for k, v in {**BASE_CONF, **(spec.get("conf") or {})}.items():
+        b = b.config(k, str(v))
+    if spec.get("policy"):
+        import spark_plugin
+
+        b = spark_plugin.configure(b, policy=spec["policy"], trace_path=spec.get("trace_path"),
+                                   stats_path=spec.get("stats_path"), profile=spec.get("profile"))
+    spark = b.getOrCreate()
+    try:
+        sc = spark.sparkContext
+        sc.setLogLevel("ERROR")
+        execs = wait_for_executors(sc, int(spec.get("executors") or 2))
+        out["executors"] = execs
+        out["storage_bytes_per_executor"] = min(execs.values())
+        out["startup_s"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        res = mod.run(spark, scale=int(spec.get("scale") or 1), seed=int(spec.get("seed", 42)), **kw)
+        out["jct_s"] = time.perf_counter() - t1
+        out["checksum"] = res["checksum"]
+        out["result"] = json.loads(json.dumps(res.get("result"), default=str))
+        out["ok"] = True
+    finally:
+        spark.stop()  # the brain writes its stats and trace here
+    if spec.get("stats_path") and Path(spec["stats_path"]).exists():
+        out["stats"] = json.loads(Path(spec["stats_path"]).read_text())
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    spec = json.loads(Path(argv[0]).read_text())
+    try:
+        out = execute(spec)
+    except BaseException as e:  # report, never hang the runner
+        out = {"ok": False, "error": f"{type(e).__name__}: {e}",
+               "traceback": traceback.format_exc()[-4000:]}
+    Path(argv[1]).write_text(json.dumps(out, indent=1, sort_keys=True, default=str))
+    return 0 if out.get("ok") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
