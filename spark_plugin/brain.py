@@ -22,6 +22,7 @@ from .bridge import JvmBridge
 from .config import LrcSettings
 from .events import blocks, in_memory, job_from_event
 from .metrics import Metrics
+from .placement import gpus_of
 from .recorder import TraceRecorder
 
 log = logging.getLogger("spark_lrc")
@@ -243,7 +244,8 @@ class Brain:
                 pass
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
-                peer_mode=self.settings.peer_mode, profile=self.settings.profile)
+                peer_mode=self.settings.peer_mode, profile=self.settings.profile,
+                gpus=gpus_of(self.executors))
 
     def _write_outputs(self) -> None:
         if self.settings.stats_path:
