@@ -60,6 +60,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--cache-fraction", type=_floats, default=[0.3, 0.5],
                    help="cache fractions to run at; comma-separated")
     b.add_argument("--repeat", type=int, default=3, help="runs per point (median reported)")
+    b.add_argument("--workload", choices=("cc", "pagerank"), default="cc",
+                   help="bench trace: cc (real misses at 0.3/0.5) or the old pagerank (none)")
     return ap
 
 
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             from lrc.bench import bench_speed
 
             bench_speed(args.accesses, args.policies, args.out, args.profile,
-                        tuple(args.cache_fraction), args.repeat)
+                        tuple(args.cache_fraction), args.repeat, args.workload)
             return 0
         rows = run_simulate(args)
     except ValueError as e:

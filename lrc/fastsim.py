@@ -13,7 +13,6 @@ cross-checks both on random traces):
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from heapq import heapify, heappop, heappush
 
 from lrc.planner import Planner, _Either
@@ -137,8 +136,10 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
     used = [0] * n
     lru = isinstance(policy, LRU)
     kind = type(policy)
-    orders = [OrderedDict() for _ in range(n)]  # lru
-    heaps: list[list] = [[] for _ in range(n)]  # priority policies
+    # per executor: one lazy heap per RDD (``sub[ex][rdd]``) and a heap ``top[ex]`` holding, for
+    # every RDD, its least live entry or a dead entry <= it (see ``push`` / ``insert``)
+    sub: list[dict] = [{} for _ in range(n)]
+    top: list[list] = [[] for _ in range(n)]
     live = [0] * n
     ent: list = [None] * nb
     stamp = 0
@@ -186,11 +187,46 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
             return 0
 
     def push(ex, e):
-        h = heaps[ex]
+        # ``e`` is already ent[b]: into its RDD's heap, and into ``top`` if it is that heap's
+        # least live entry (dead tops are dropped on the way)
+        d = sub[ex]
+        q = rdd_of[e[2]]
+        h = d.get(q)
+        if h is None:
+            d[q] = [e]
+            heappush(top[ex], e)
+            return
         heappush(h, e)
-        if len(h) > 4 * live[ex] + 1024:  # too many dead entries: compact
-            h[:] = [x for x in h if ent[x[2]] is x]
-            heapify(h)
+        t = h[0]
+        while ent[t[2]] is not t:
+            heappop(h)
+            t = h[0]
+        if t is e:
+            heappush(top[ex], e)
+
+    def refresh(ex, q):
+        # put RDD q's least live entry (if any) into ``top``
+        h = sub[ex].get(q)
+        while h:
+            t = h[0]
+            if ent[t[2]] is t:
+                heappush(top[ex], t)
+                return
+            heappop(h)
+
+    def compact(ex):
+        d = sub[ex]
+        t = []
+        for q in list(d):
+            h = [x for x in d[q] if ent[x[2]] is x]
+            if h:
+                heapify(h)
+                d[q] = h
+                t.append(h[0])
+            else:
+                del d[q]
+        heapify(t)
+        top[ex] = t
 
     def set_priority(b, p):
         old = ent[b]
@@ -218,50 +254,70 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
         if need > 0:
             rdd = rdd_of[b]
             taken, freed = [], 0
-            if lru:
-                for v in orders[ex]:
-                    if rdd_of[v] != rdd and v not in pinned:
-                        taken.append(v)
-                        freed += sizes[v]
-                        if freed >= need:
+            # candidates in (priority, stamp) order, merged over the RDDs' heaps through
+            # ``top``; the inserted block's RDD is skipped as a whole (refreshed afterwards)
+            tp, d, kept, skipped = top[ex], sub[ex], [], False
+            while freed < need and tp:
+                e = heappop(tp)
+                v = e[2]
+                q = rdd_of[v]
+                if q == rdd:
+                    skipped = True
+                    continue
+                h = d.get(q)
+                if h is None:
+                    continue
+                if ent[v] is not e:  # a dead representative: bring the RDD's least live in
+                    while h:
+                        t = h[0]
+                        if ent[t[2]] is t:
+                            heappush(tp, t)
                             break
-                if freed < need:
-                    return
-                od = orders[ex]
+                        heappop(h)
+                    continue
+                while h:
+                    t = h[0]
+                    if ent[t[2]] is t:
+                        break
+                    heappop(h)
+                if not h or h[0] is not e:  # a duplicate of an entry already taken or kept
+                    continue
+                heappop(h)
+                while h:
+                    t = h[0]
+                    if ent[t[2]] is t:
+                        heappush(tp, t)
+                        break
+                    heappop(h)
+                if v in pinned:
+                    kept.append(e)
+                else:
+                    taken.append(v)
+                    freed += sizes[v]
+            if freed < need:
                 for v in taken:
-                    del od[v]
-            else:
-                heap, kept = heaps[ex], []
-                while freed < need and heap:
-                    e = heappop(heap)
-                    v = e[2]
-                    if ent[v] is not e:
-                        continue
-                    if rdd_of[v] == rdd or v in pinned:
-                        kept.append(e)
-                    else:
-                        taken.append(v)
-                        freed += sizes[v]
-                if freed < need:
-                    for v in taken:
-                        heappush(heap, ent[v])
-                    for e in kept:
-                        heappush(heap, e)
-                    return
+                    e = ent[v]
+                    heappush(d[rdd_of[v]], e)
+                    heappush(tp, e)
                 for e in kept:
-                    heappush(heap, e)
-                for v in taken:
-                    ent[v] = None
-                live[ex] -= len(taken)
+                    heappush(d[rdd_of[e[2]]], e)
+                    heappush(tp, e)
+                if skipped:
+                    refresh(ex, rdd)
+                return
+            for e in kept:
+                heappush(d[rdd_of[e[2]]], e)
+                heappush(tp, e)
+            if skipped:
+                refresh(ex, rdd)
+            for v in taken:
+                ent[v] = None
+            live[ex] -= len(taken)
             used[ex] -= freed
             victims = taken
-        p = prio(b)
-        if lru:
-            orders[ex][b] = None
-        else:
-            e = ent[b] = (p, stamp, b)
-            live[ex] += 1
-            push(ex, e)
+        e = ent[b] = (prio(b), stamp, b)
+        live[ex] += 1
+        push(ex, e)
         used[ex] += size
         for v in victims:
             where[v] = -1
@@ -293,11 +349,8 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
                     cost += fetch(i, ex, pinned)
                 else:
                     stamp += 1
-                    if lru:
-                        orders[e].move_to_end(i)
-                    else:
-                        en = ent[i] = (prio(i), stamp, i)
-                        push(e, en)
+                    en = ent[i] = (prio(i), stamp, i)
+                    push(e, en)
         insert(b, ex, pinned)
         return cost
 
@@ -313,11 +366,10 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
             ex = where[b]
             where[b] = -1
             used[ex] -= sizes[b]
-            if lru:
-                del orders[ex][b]
-            else:
-                ent[b] = None
-                live[ex] -= 1
+            ent[b] = None
+            live[ex] -= 1
+        for d in sub:
+            d.pop(rdd_id, None)
         for b in mine:
             on_disk[b] = 0
         return gone
@@ -392,11 +444,8 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
                 insert(b, ex, reads)
             else:
                 stamp += 1
-                if lru:
-                    orders[e].move_to_end(b)
-                else:
-                    en = ent[b] = (prio(b), stamp, b)
-                    push(e, en)
+                en = ent[b] = (prio(b), stamp, b)
+                push(e, en)
         finished = ()
         if planner is not None:
             if inline:
@@ -422,19 +471,17 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
                 refs.finish_task(stage, part)
         for b, e, st in hit_reads:  # reads were pinned; their order takes effect now
             if where[b] == e:
-                if lru:
-                    orders[e].move_to_end(b)
-                else:
-                    en = ent[b] = (prio(b), st, b)
-                    heappush(heaps[e], en)
-        npush += len(hit_reads)
-        if npush > 65536:  # compact heaps full of dead entries now and then
+                if lru:  # Spark's LRU: access order is the order of these moves
+                    stamp += 1
+                    st = stamp
+                en = ent[b] = (prio(b), st, b)
+                push(e, en)
+        npush += len(hit_reads) + 1
+        if npush > 16384:  # compact heaps full of dead entries now and then
             npush = 0
             for x in range(n):
-                if len(heaps[x]) > 4 * live[x] + 1024:
-                    h = heaps[x]
-                    h[:] = [y for y in h if ent[y[2]] is y]
-                    heapify(h)
+                if len(top[x]) + sum(map(len, sub[x].values())) > 4 * live[x] + 1024:
+                    compact(x)
         if finished:
             for b in finished:
                 e = where[b]
@@ -443,7 +490,7 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
                     old = ent[b]
                     if old[0] != p:
                         en = ent[b] = (p, old[1], b)
-                        heappush(heaps[e], en)
+                        push(e, en)
         elif planner is not None:
             apply_changes()
         if reads:
