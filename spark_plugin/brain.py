@@ -171,7 +171,11 @@ class Brain:
     def _task_cache(self, ev: dict[str, Any]) -> None:
         stage, part = int(ev["stage"]), int(ev["partition"])
         self.metrics.task(str(ev["executor"]), self._planned_reads(stage, part),
-                          set(blocks(ev.get("hits", ()))), blocks(ev.get("evicted", ())))
+                          set(blocks(ev.get("hits", ()))), set(blocks(ev.get("puts", ()))),
+                          blocks(ev.get("evicted", ())), self._in_memory_somewhere)
+
+    def _in_memory_somewhere(self, block: Block) -> bool:
+        return bool(self.planner.locations.get(block))
 
     def _block(self, ev: dict[str, Any]) -> None:
         b = blocks([ev["block"]])

@@ -1,15 +1,16 @@
 """Hit, miss, effective-hit and eviction counters, and plan latency: what `stats()` returns.
 
-Hits come from the executors (a `get` of an RDD block in the MemoryStore by the task's thread);
-what a task *should* have read comes from the plan (`Planner.task_reads`). A read that was not a
-memory hit is a miss (recomputed, or read back from disk for MEMORY_AND_DISK). A task with at
-least one planned read is an effective hit when every planned read hit.
+What a task *should* have read comes from the plan (`Planner.task_reads`). A planned read is a
+hit when the executor reports it read the block from its own memory store, or when the task did
+not recompute it (no put) and the block was in some executor's memory (a remote read): the same
+definition the simulator uses. Otherwise it is a miss (recomputed, or read back from disk for
+MEMORY_AND_DISK). A task with at least one planned read is an effective hit when all hit.
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -30,6 +31,7 @@ class ExecutorCounts:
     error: str = ""
     tasks: int = 0
     hits: int = 0
+    remote_hits: int = 0
     misses: int = 0
     effective_hits: int = 0
     tasks_with_reads: int = 0
@@ -48,13 +50,16 @@ class Metrics:
         e = self.executors[executor]
         e.installed, e.error = installed, error
 
-    def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block],
-             evicted: Iterable[Block]) -> None:
+    def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block], puts: set[Block],
+             evicted: Iterable[Block], in_memory_somewhere: Callable[[Block], bool]) -> None:
         e = self.executors[executor]
         e.tasks += 1
         reads = set(planned_reads)
-        hit = len(reads & hits)
+        local = reads & hits
+        remote = {b for b in reads - local - puts if in_memory_somewhere(b)}
+        hit = len(local) + len(remote)
         e.hits += hit
+        e.remote_hits += len(remote)
         e.misses += len(reads) - hit
         if reads:
             e.tasks_with_reads += 1
@@ -67,13 +72,15 @@ class Metrics:
         execs = dict(self.executors)
         total = ExecutorCounts()
         for e in execs.values():
-            for name in ("tasks", "hits", "misses", "effective_hits", "tasks_with_reads", "evictions"):
+            for name in ("tasks", "hits", "remote_hits", "misses", "effective_hits", "tasks_with_reads",
+                         "evictions"):
                 setattr(total, name, getattr(total, name) + getattr(e, name))
         reads = total.hits + total.misses
         return {
             "policy": self.policy,
             "tasks": total.tasks,
             "hits": total.hits,
+            "remote_hits": total.remote_hits,
             "misses": total.misses,
             "effective_hits": total.effective_hits,
             "tasks_with_reads": total.tasks_with_reads,

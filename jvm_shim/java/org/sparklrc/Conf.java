@@ -6,7 +6,7 @@ import org.apache.spark.SparkConf;
 final class Conf {
   static final String BUFFER_SIZE = "spark.lrc.bufferSize";          // default 100000
   static final String TABLE_WAIT_MS = "spark.lrc.tableWaitMs";       // default 1000
-  static final String POLL_MS = "spark.lrc.pollMs";                  // default 500
+  static final String POLL_MS = "spark.lrc.pollMs";                  // default 100
   static final String FORCE_INSTALL_FAILURE = "spark.lrc.forceInstallFailure"; // test hook
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";      // test hook, default "entries"
 

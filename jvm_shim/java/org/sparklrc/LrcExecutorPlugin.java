@@ -31,7 +31,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   private String executorId = "?";
   private volatile PriorityEntries entries;
   private long waitMs = 1000;
-  private long pollMs = 500;
+  private long pollMs = 100;
   private ExecutorService asker;
   private ScheduledExecutorService poller;
   private final ConcurrentHashMap<Integer, CompletableFuture<Long>> stageAsks =
@@ -53,7 +53,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       this.executorId = ctx.executorID();
       SparkConf conf = ctx.conf();
       waitMs = Math.max(0, Conf.getLong(conf, Conf.TABLE_WAIT_MS, 1000));
-      pollMs = Conf.getLong(conf, Conf.POLL_MS, 500);
+      pollMs = Conf.getLong(conf, Conf.POLL_MS, 100);
       entries = install(conf);
       installed = entries;
     } catch (Throwable t) {
