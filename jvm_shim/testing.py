@@ -61,7 +61,10 @@ def session(master: str, conf: dict[str, str], plugin: bool = True, listener_onl
     restart_jvm_if_needed()
     # Confs given at JVM launch become system properties that later SparkConfs of the same JVM
     # inherit: set every key these tests vary explicitly.
-    full = {"spark.lrc.forceInstallFailure": "false", "spark.lrc.entriesField": "entries"}
+    # Confs of earlier sessions leak through JVM system properties: set ours explicitly. No
+    # Python brain here: these tests read the shim's events themselves.
+    full = {"spark.lrc.forceInstallFailure": "false", "spark.lrc.entriesField": "entries",
+            "spark.lrc.brain": "false"}
     full.update(conf)
     full["spark.jars"] = str(jar_path())
     full["spark.plugins"] = PLUGIN if plugin else ""

@@ -73,6 +73,9 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("spark.lrc.policy", "lrc", _choice(*LIVE_POLICIES),
         "Eviction policy: lru (Spark's own order), lrc, lerc, mrd."),
+    Key("spark.lrc.brain", "true", _bool,
+        "Attach the Python brain when a session set up by spark-lrc starts; false leaves the JVM "
+        "shim alone (its events stay in the buffer for another consumer, eviction stays LRU)."),
     Key("spark.lrc.peerMode", "task", _choice("task", "stage"),
         "LERC peer groups: task (conservative) or stage (aggressive)."),
     Key("spark.lrc.profile", None, _path,

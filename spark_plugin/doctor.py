@@ -53,26 +53,30 @@ def settle(expected_tasks: int, timeout: float = 20.0) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-def dead_vs_hot(master: str, policy: str, parts: int = 8, kb: int = 400, fresh_kb: int = 800):
+def dead_vs_hot(master: str, policy: str, parts: int = 8, kb: int = 400, fresh_kb: int = 800,
+                dead_parts: int | None = None):
     """`hot` is read again by the last job, `dead` never; then `fresh` is cached under pressure.
 
     LRU evicts the oldest blocks (hot's, cached first); LRC evicts dead's (no references left).
     Only the last job's evictions count: before it, online LRC knows of no reference to `hot`
     (uneven task placement can already press an executor then).
+    `dead` gets as many blocks as `hot` by default, so that even with uneven task placement
+    every executor has unreferenced blocks to give up.
     Returns (stats, evictions per RDD name in the last job, the last job's result).
     """
+    dead_parts = parts if dead_parts is None else dead_parts
     from jvm_shim.testing import seeded_blocks
 
     spark = start_session(master, policy)
     sc = spark.sparkContext
     try:
         hot = seeded_blocks(sc, parts, seed=1, nbytes=kb * KB)
-        dead = seeded_blocks(sc, parts * 3 // 4, seed=2, nbytes=kb * KB)
+        dead = seeded_blocks(sc, dead_parts, seed=2, nbytes=kb * KB)
         fresh = seeded_blocks(sc, parts // 2, seed=3, nbytes=fresh_kb * KB)
         hot.count()
         dead.count()
         ids = {"hot": hot.id(), "dead": dead.id(), "fresh": fresh.id()}
-        tasks = parts + parts * 3 // 4
+        tasks = parts + dead_parts
         before = settle(expected_tasks=tasks)["evictions_per_rdd"]
         # One job: its shuffle-map stage computes `fresh` (evicting); its result stage then
         # reads `hot` again. The shuffle makes that order certain.

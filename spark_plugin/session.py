@@ -132,7 +132,8 @@ def install_context_hook() -> None:
     def do_init_then_attach(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(self, *args, **kwargs)
         try:
-            if plugin_configured(self.getConf().get("spark.plugins")):
+            conf = dict(self.getConf().getAll())
+            if plugin_configured(conf.get("spark.plugins")) and LrcSettings.from_conf(conf).brain:
                 attach(self)
         except Exception as e:
             log.warning("spark-lrc: brain not attached, Spark's LRU stays in effect: %s", e)

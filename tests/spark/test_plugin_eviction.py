@@ -20,14 +20,15 @@ pytestmark = pytest.mark.spark
 KB = 1024
 
 
-SCENARIOS = [("local[1]", 4, 500, 500),
-             pytest.param("local-cluster[2,1,1024]", 8, 400, 800, marks=pytest.mark.cluster)]
+SCENARIOS = [("local[1]", 4, 500, 500, 3),
+             pytest.param("local-cluster[2,1,1024]", 8, 400, 800, 8, marks=pytest.mark.cluster)]
 
 
-@pytest.mark.parametrize("master, parts, kb, fresh_kb", SCENARIOS)
-def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master, parts, kb, fresh_kb):
-    lru_stats, lru_victims, lru_result = dead_vs_hot(master, "lru", parts, kb, fresh_kb)
-    lrc_stats, lrc_victims, lrc_result = dead_vs_hot(master, "lrc", parts, kb, fresh_kb)
+@pytest.mark.parametrize("master, parts, kb, fresh_kb, dead_parts", SCENARIOS)
+def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master, parts, kb, fresh_kb,
+                                                                         dead_parts):
+    lru_stats, lru_victims, lru_result = dead_vs_hot(master, "lru", parts, kb, fresh_kb, dead_parts)
+    lrc_stats, lrc_victims, lrc_result = dead_vs_hot(master, "lrc", parts, kb, fresh_kb, dead_parts)
     assert lru_result == lrc_result
     # Spark's order: the hot RDD, cached first, is the least recently used.
     assert lru_victims["hot"] >= 1, lru_victims
@@ -39,38 +40,43 @@ def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master
     assert lrc_stats["plan_latency_ms"]["count"] >= 3
 
 
-def zip_pairs(master: str, policy: str) -> tuple[dict, dict[str, int], list]:
+def zip_pairs(master: str, policy: str, parts: int = 4, kb: int = 450, fresh_parts: int = 3):
     """Tasks of `x.zip(y)` read one block of each: a peer group. While `fresh` is cached (slowly,
-    so tables keep up) three blocks must go. LRC breaks three pairs (LRU order among equal
-    counts: x_0, x_1, x_2); LERC evicts y_0 once x_0 is gone (its reference is no longer
-    effective) and keeps more pairs whole."""
+    so tables keep up) blocks must go. LRC breaks a pair per victim (LRU order among equal
+    counts: x_0, x_1, ...); LERC evicts y_i once x_i is gone (its reference is no longer
+    effective) and keeps more pairs whole. Counts only the last job's evictions."""
     spark = start(master, policy)
     sc = spark.sparkContext
     try:
-        x = seeded_blocks(sc, 4, seed=11, nbytes=450 * KB)
-        y = seeded_blocks(sc, 4, seed=12, nbytes=450 * KB)
+        x = seeded_blocks(sc, parts, seed=11, nbytes=kb * KB)
+        y = seeded_blocks(sc, parts, seed=12, nbytes=kb * KB)
         x.count()
         y.count()
+        before = settle(expected_tasks=2 * parts)["evictions_per_rdd"]
 
         def slow(b):
             time.sleep(0.6)
             return (b[0] % 3, len(b))
 
-        fresh = seeded_blocks(sc, 3, seed=13, nbytes=450 * KB)
+        fresh = seeded_blocks(sc, fresh_parts, seed=13, nbytes=kb * KB)
         shuffled = fresh.map(slow).reduceByKey(lambda a, b: a + b, 1)
         pairs = x.zip(y).map(lambda ab: (ab[0][0], ab[1][0]))
         result = sorted(shuffled.union(pairs).collect())
-        stats = settle(expected_tasks=4 + 4 + 3 + 1 + 4)
-        per_rdd = {name: stats["evictions_per_rdd"].get(str(r.id()), 0)
+        stats = settle(expected_tasks=2 * parts + fresh_parts + 1 + parts)
+        after = stats["evictions_per_rdd"]
+        per_rdd = {name: after.get(str(r.id()), 0) - before.get(str(r.id()), 0)
                    for name, r in (("x", x), ("y", y), ("fresh", fresh))}
         return stats, per_rdd, result
     finally:
         spark.stop()
 
 
-def test_lerc_keeps_complete_peer_groups_where_lrc_breaks_them():
-    lrc_stats, lrc_victims, lrc_result = zip_pairs("local[1]", "lrc")
-    lerc_stats, lerc_victims, lerc_result = zip_pairs("local[1]", "lerc")
+@pytest.mark.parametrize("master, parts, kb, fresh_parts", [
+    ("local[1]", 4, 450, 3),
+    pytest.param("local-cluster[2,1,1024]", 8, 400, 8, marks=pytest.mark.cluster)])
+def test_lerc_keeps_complete_peer_groups_where_lrc_breaks_them(master, parts, kb, fresh_parts):
+    lrc_stats, lrc_victims, lrc_result = zip_pairs(master, "lrc", parts, kb, fresh_parts)
+    lerc_stats, lerc_victims, lerc_result = zip_pairs(master, "lerc", parts, kb, fresh_parts)
     assert lrc_result == lerc_result
     assert lrc_victims["y"] == 0 and lrc_victims["x"] >= 2, lrc_victims
     # LERC gives up the partner of an evicted block before breaking another pair.

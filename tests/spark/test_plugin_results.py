@@ -32,6 +32,8 @@ def run_all(policy: str | None) -> tuple[dict[str, str], dict | None]:
         b = b.config(k, v)
     if policy is not None:
         b = spark_plugin.configure(b, policy=policy)
+    else:  # confs of earlier sessions leak through JVM system properties: switch off explicitly
+        b = b.config("spark.plugins", "").config("spark.lrc.brain", "false")
     spark = b.getOrCreate()
     try:
         sums = {name: mod.run(spark, scale=1, seed=7, **SHORT[name])["checksum"] for name, mod in WORKLOADS.items()}
