@@ -201,11 +201,10 @@ class Brain:
             return
         try:
             changed = self.planner.take_changes()
-            planned = set(self.planner.planned_stages())
+            new_stages = self.planner.planned_stages() - self._published_stages
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
-        new_stages = planned - self._published_stages
         rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed}
         if not rdds and not new_stages:
             return
