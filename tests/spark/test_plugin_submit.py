@@ -114,3 +114,31 @@ def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measure
     # (measured here: lrc 0.712 simulated vs 0.663 live at 50 ms, 0.644 at 100 ms, 0.529 at 500 ms).
     tolerance = 0.05 if policy == "lru" else 0.08
     assert abs(sim.hit_ratio - measured["hit_ratio"]) <= tolerance, (sim.to_dict(), measured)
+
+
+def test_a_recorded_run_serves_as_the_profile_of_the_next_run(tmp_path):
+    """Recurring application: the second run loads the first run's trace (spark.lrc.profile), so
+    references of later jobs are known from the start; results and health must not change."""
+
+    def run(**opts):
+        restart_jvm_if_needed()
+        b = SparkSession.builder.master("local[1]").appName("profile")
+        for k, v in {**BASE_CONF, "spark.testing.memory": str(12 << 20),
+                     "spark.testing.reservedMemory": "0", "spark.memory.fraction": "0.5"}.items():
+            b = b.config(k, v)
+        spark = spark_plugin.configure(b, policy="lrc", **opts).getOrCreate()
+        try:
+            return pagerank.run(spark, scale=2, seed=3, iterations=4, verify=False)["checksum"]
+        finally:
+            spark.stop()
+
+    profile = tmp_path / "first.parquet"
+    first = run(trace_path=str(profile))
+    online = spark_plugin.stats()
+    second = run(profile=str(profile))
+    with_profile = spark_plugin.stats()
+    assert second == first
+    assert with_profile["profile"] == str(profile) and with_profile["degraded"] is None
+    assert with_profile["tasks"] == online["tasks"] > 0
+    # Knowing every job up front can only help the hit ratio, never break accounting.
+    assert with_profile["hit_ratio"] >= online["hit_ratio"] - 0.02, (with_profile, online)
