@@ -80,11 +80,7 @@ def enable(spark: Any, **options: Any) -> Any:
 
 def stats(spark: Any = None) -> dict[str, Any]:
     """Hits, misses, effective hits, ratios, evictions per executor and RDD, plan latency."""
-    if spark is not None:
-        sc = getattr(spark, "sparkContext", spark)
-        brain = _brains.get(id(sc))
-    else:
-        brain = next(reversed(_brains.values()), None) if _brains else None
+    brain = _brains.get(id(getattr(spark, "sparkContext", spark))) if spark is not None else active_brain()
     if brain is None:
         raise LrcConfigError("spark-lrc is not attached to any running SparkContext")
     return brain.stats()
