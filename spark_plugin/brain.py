@@ -52,6 +52,9 @@ class Brain:
         self._published_rdds: set[int] = set()
         self._published_stages: set[int] = set()
         self._unplanned_job_times: list[float] = []
+        self._dirty = False  # events applied since the last publish
+        self._cpu_s = 0.0
+        self._last_publish = 0.0
         self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -82,24 +85,35 @@ class Brain:
         return self
 
     def _run(self) -> None:
-        pause = self.settings.drain_ms / 1000.0
         while not self._stop.is_set():
             try:
-                if not self.step():
-                    self._stop.wait(pause)
+                self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in())
+                self._cpu_s = time.thread_time()  # this thread's CPU so far (the brain's cost)
             except Exception as e:  # py4j gone (JVM stopped) or a bug: never kill the app
                 self._warn_once("loop", f"spark-lrc brain stopped draining events: {e!r}")
                 return
 
-    def step(self) -> int:
-        """Drain one batch, apply it, publish what changed. Returns the number of events."""
-        lines = self.bridge.drain()
+    _IDLE_WAIT_MS = 200  # longest block in the JVM: bounds how long close() waits for the thread
+
+    def step(self, wait_ms: int = 0, force: bool = False) -> int:
+        """Drain one batch (waiting up to `wait_ms` for a first event), apply it, and publish
+        what changed: plans of new jobs at once, count changes at most every publishMs.
+        Returns the number of events."""
+        lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)))
         with self._lock:
             for line in lines:
                 self._handle(line)
-            if lines:
+            self._dirty = self._dirty or bool(lines)
+            if self._dirty and (force or self._has_new_stages() or self._publish_due_in() <= 0):
                 self._publish()
         return len(lines)
+
+    def _publish_due_in(self) -> float:
+        """Milliseconds until count changes may be published again."""
+        return self.settings.publish_ms - (time.monotonic() - self._last_publish) * 1000
+
+    def _has_new_stages(self) -> bool:
+        return bool(self._unplanned_job_times)
 
     def close(self) -> dict[str, Any]:
         """Stop the thread, apply the last events, write stats/trace files. Idempotent."""
@@ -111,7 +125,7 @@ class Brain:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
         try:
-            while self.step():
+            while self.step(force=True):
                 pass
             self.bridge.detach_brain()
         except Exception as e:
@@ -173,6 +187,7 @@ class Brain:
         self.metrics.task(str(ev["executor"]), self._planned_reads(stage, part),
                           set(blocks(ev.get("hits", ()))), set(blocks(ev.get("puts", ()))),
                           blocks(ev.get("evicted", ())), self._in_memory_somewhere)
+        self.metrics.eviction_reasons(str(ev["executor"]), stage, part, ev.get("evictions", ()))
 
     def _in_memory_somewhere(self, block: Block) -> bool:
         return bool(self.planner.locations.get(block))
@@ -197,6 +212,8 @@ class Brain:
     # ---- tables ----------------------------------------------------------------------------
     def _publish(self) -> None:
         """Send the RDDs whose priorities changed and the stages newly planned, as one version."""
+        self._dirty = False
+        self._last_publish = time.monotonic()
         if self.degraded:
             return
         try:
@@ -207,6 +224,7 @@ class Brain:
             return
         rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed}
         if not rdds and not new_stages:
+            self._unplanned_job_times.clear()
             return
         arrays = ";".join(self._rdd_array(r) for r in sorted(rdds))
         self.version += 1
@@ -248,6 +266,7 @@ class Brain:
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
+                brain_cpu_s=round(self._cpu_s, 3),
                 gpus=gpus_of(self.executors))
 
     def _write_outputs(self) -> None:

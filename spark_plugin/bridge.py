@@ -31,8 +31,9 @@ class JvmBridge:
                 f"add it to spark.plugins before the session starts")
         self._j = handle
 
-    def drain(self, max_events: int = 10_000) -> list[str]:
-        text = self._j.drain(max_events)
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+        """Buffered events; with `wait_ms`, block that long in the JVM while none arrived."""
+        text = self._j.drainWait(max_events, wait_ms) if wait_ms else self._j.drain(max_events)
         return text.splitlines() if text else []
 
     def dropped(self) -> int:

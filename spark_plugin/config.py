@@ -92,8 +92,10 @@ KEYS: tuple[Key, ...] = (
         "long for the driver's plan (then proceeds with what it has)."),
     Key("spark.lrc.bufferSize", "100000", _positive_int,
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
-    Key("spark.lrc.drainMs", "10", _positive_int,
-        "The Python brain drains JVM events this often."),
+    Key("spark.lrc.publishMs", "50", _non_negative_int,
+        "Reference-count changes reach the table at most this often (plans of new jobs are "
+        "published at once). The brain blocks in the JVM while no events arrive, so an idle "
+        "driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
     Key("spark.lrc.forceInstallFailure", "false", _bool,

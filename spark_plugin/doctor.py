@@ -62,7 +62,8 @@ def dead_vs_hot(master: str, policy: str, parts: int = 8, kb: int = 400, fresh_k
     (uneven task placement can already press an executor then).
     `dead` gets as many blocks as `hot` by default, so that even with uneven task placement
     every executor has unreferenced blocks to give up.
-    Returns (stats, evictions per RDD name in the last job, the last job's result).
+    Returns (stats plus `rdd_ids` by name, evictions per RDD name in the last job, the last job's
+    result).
     """
     dead_parts = parts if dead_parts is None else dead_parts
     from jvm_shim.testing import seeded_blocks
@@ -85,7 +86,7 @@ def dead_vs_hot(master: str, policy: str, parts: int = 8, kb: int = 400, fresh_k
         stats = settle(expected_tasks=tasks + parts // 2 + 2 + parts)
         after = stats["evictions_per_rdd"]
         per_rdd = {name: after.get(str(rid), 0) - before.get(str(rid), 0) for name, rid in ids.items()}
-        return stats, per_rdd, result
+        return {**stats, "rdd_ids": ids}, per_rdd, result
     finally:
         spark.stop()
 

@@ -5,16 +5,22 @@ hit when the executor reports it read the block from its own memory store, or wh
 not recompute it (no put) and the block was in some executor's memory (a remote read): the same
 definition the simulator uses. Otherwise it is a miss (recomputed, or read back from disk for
 MEMORY_AND_DISK). A task with at least one planned read is an effective hit when all hit.
+
+Each eviction comes with its reason from the executor: the order that picked the victim
+(`priority`: a table was in force and ranked it lowest, with its priority - ties go least recently
+used first; `lru`: no table was in force, Spark's own order decided) and the block whose insert
+needed the room (`for`).
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
 Block = tuple[int, int]
+RECENT_EVICTIONS = 200
 
 
 def _summary(values: list[float]) -> dict[str, float | int | None]:
@@ -23,6 +29,14 @@ def _summary(values: list[float]) -> dict[str, float | int | None]:
     a = np.asarray(values, dtype=float)
     return {"count": int(a.size), "median": round(float(np.median(a)), 3),
             "p99": round(float(np.percentile(a, 99)), 3), "max": round(float(a.max()), 3)}
+
+
+def _rdd_of(block: Any) -> str:
+    """`rdd_17_3` -> "17"; other blocks (broadcast pieces) by kind; None -> "none"."""
+    if not block:
+        return "none"
+    name = str(block)
+    return name.split("_")[1] if name.startswith("rdd_") else name.split("_")[0]
 
 
 @dataclass
@@ -45,6 +59,9 @@ class Metrics:
     evictions_per_rdd: Counter = field(default_factory=Counter)
     plan_latency_ms: list[float] = field(default_factory=list)
     executor_wait_ms: list[float] = field(default_factory=list)
+    eviction_orders: Counter = field(default_factory=Counter)
+    evicted_for_rdd: Counter = field(default_factory=Counter)
+    recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
 
     def executor_plugin(self, executor: str, installed: bool, error: str) -> None:
         e = self.executors[executor]
@@ -68,6 +85,19 @@ class Metrics:
             e.evictions += 1
             self.evictions_per_rdd[rdd] += 1
 
+    def eviction_reasons(self, executor: str, stage: int, partition: int,
+                         reasons: Iterable[dict[str, Any]]) -> None:
+        """The executor's reason for each eviction of one task (see module docstring)."""
+        for r in reasons:
+            order = str(r.get("order") or "unknown")
+            target = r.get("for")
+            self.eviction_orders[order] += 1
+            self.evicted_for_rdd[_rdd_of(target)] += 1
+            self.recent_evictions.append({
+                "executor": executor, "stage": stage, "partition": partition,
+                "block": r.get("block"), "order": order, "priority": r.get("priority"),
+                "for": target})
+
     def snapshot(self, **extra: Any) -> dict[str, Any]:
         execs = dict(self.executors)
         total = ExecutorCounts()
@@ -90,6 +120,9 @@ class Metrics:
             "evictions": total.evictions,
             "evictions_per_executor": {k: v.evictions for k, v in sorted(execs.items())},
             "evictions_per_rdd": {str(k): v for k, v in sorted(self.evictions_per_rdd.items())},
+            "eviction_reasons": {"order": dict(sorted(self.eviction_orders.items())),
+                                 "for_rdd": dict(sorted(self.evicted_for_rdd.items()))},
+            "recent_evictions": list(self.recent_evictions),
             "executors": {k: vars(v).copy() for k, v in sorted(execs.items())},
             "plan_latency_ms": _summary(self.plan_latency_ms),
             "executor_wait_ms": _summary(self.executor_wait_ms),

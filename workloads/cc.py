@@ -57,8 +57,10 @@ def reference(n: int, m: int, seed: int) -> dict[int, int]:
 
 
 def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = None,
-        partitions: int | None = None, max_iterations: int = 40, verify: bool | None = None) -> dict:
-    """Connected components of a 10k*scale-vertex random graph (label propagation)."""
+        partitions: int | None = None, max_iterations: int = 40, prep: int = 0,
+        verify: bool | None = None) -> dict:
+    """Connected components of a 10k*scale-vertex random graph (label propagation); `prep` sets
+    what an `adj` partition costs to rebuild (see `common.prepare`)."""
     sc = spark.sparkContext
     level = common.storage_level(storage_level)
     parts = partitions or common.default_partitions(spark, scale)
@@ -67,7 +69,7 @@ def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = No
 
     edges = common.edge_rdd(sc, n, m, seed, parts, alpha=1.0)
     adj = (edges.flatMap(_undirected).distinct(parts).groupByKey(parts).mapValues(sorted)
-           .mapPartitionsWithIndex(common.with_payload(seed, 20, ADJ_BYTES), True))
+           .mapPartitionsWithIndex(common.with_payload(seed, 20, ADJ_BYTES, prep), True))
     adj = common.persist(adj, level, "adj")
     labels = adj.mapPartitionsWithIndex(
         lambda p, it: ((v, (v, b"")) for v, _ in it), True)  # every vertex labels itself

@@ -62,8 +62,10 @@ def reference(n: int, m: int, seed: int, iterations: int) -> dict[int, int]:
 
 
 def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = None,
-        partitions: int | None = None, iterations: int = 10, verify: bool | None = None) -> dict:
-    """PageRank, `iterations` rounds, over 10k*scale vertices and ~8 edges per vertex."""
+        partitions: int | None = None, iterations: int = 10, prep: int = 0,
+        verify: bool | None = None) -> dict:
+    """PageRank, `iterations` rounds, over 10k*scale vertices and ~8 edges per vertex; `prep`
+    sets what a `links` partition costs to rebuild (see `common.prepare`)."""
     sc = spark.sparkContext
     level = common.storage_level(storage_level)
     parts = partitions or common.default_partitions(spark, scale)
@@ -73,7 +75,7 @@ def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = No
     edges = common.edge_rdd(sc, n, m, seed, parts)
     links = (edges.distinct(parts).groupByKey(parts)
              .mapValues(sorted)
-             .mapPartitionsWithIndex(common.with_payload(seed, 10, LINK_BYTES), True))
+             .mapPartitionsWithIndex(common.with_payload(seed, 10, LINK_BYTES, prep), True))
     links = common.persist(links, level, "links")
     ranks = links.mapValues(lambda _: (ONE, b""))  # every vertex with out-links starts at 1.0
 

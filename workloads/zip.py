@@ -51,8 +51,10 @@ def _zip_sum(left, right, name: str) -> int:
 
 
 def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = None,
-        partitions: int | None = None, rounds: int = 6, verify: bool | None = None) -> dict:
-    """Zip and co-partitioned join rounds over 25k*scale records and 5k*scale keys."""
+        partitions: int | None = None, rounds: int = 6, prep: int = 0,
+        verify: bool | None = None) -> dict:
+    """Zip and co-partitioned join rounds over 25k*scale records and 5k*scale keys; `prep` sets
+    what a partition of `a`, `b`, `c` costs to rebuild (see `common.prepare`)."""
     sc = spark.sparkContext
     level = common.storage_level(storage_level)
     parts = partitions or common.default_partitions(spark, scale)
@@ -70,7 +72,8 @@ def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = No
             if recs:
                 ids = np.array([k for k, _ in recs], dtype=np.int64)
                 vals = values(seed, stream, ids) + np.array([v for _, (v, _b) in recs])
-                yield from zip(ids.tolist(), zip(vals.tolist(), (b for _, (_v, b) in recs)))
+                blobs = (common.prepare(b, prep) for _, (_v, b) in recs)
+                yield from zip(ids.tolist(), zip(vals.tolist(), blobs))
         return common.persist(base.mapPartitions(f, True), level, name)
 
     a, b, c = derive(52, "a"), derive(53, "b"), derive(54, "c")

@@ -38,6 +38,19 @@ def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master
     assert lrc_stats["hit_ratio"] > lru_stats["hit_ratio"], (lrc_stats, lru_stats)
     assert all(e["installed"] for e in lrc_stats["executors"].values())
     assert lrc_stats["plan_latency_ms"]["count"] >= 3
+    # Every eviction comes with its reason. LRU publishes no priorities: all tie at 0, so recency
+    # (Spark's order) decided.
+    for stats in (lru_stats, lrc_stats):
+        assert sum(stats["eviction_reasons"]["order"].values()) == stats["evictions"], stats
+    assert lru_stats["recent_evictions"], lru_stats
+    assert {e["priority"] for e in lru_stats["recent_evictions"]} <= {0, None}, lru_stats
+    # LRC: the table ranked dead's blocks lowest (no references left), to make room for fresh's.
+    ids = lrc_stats["rdd_ids"]
+    dead = [e for e in lrc_stats["recent_evictions"] if e["block"].startswith(f"rdd_{ids['dead']}_")]
+    assert dead, lrc_stats["recent_evictions"]
+    for e in dead:
+        assert e["order"] == "priority" and e["priority"] == 0, e
+        assert (e["for"] or "").startswith(f"rdd_{ids['fresh']}_"), e
 
 
 def zip_pairs(master: str, policy: str, parts: int = 4, kb: int = 450, fresh_parts: int = 3):

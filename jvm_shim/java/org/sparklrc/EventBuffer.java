@@ -28,13 +28,37 @@ final class EventBuffer {
         dropped++;
       } else {
         LINES.addLast(jsonLine);
+        if (LINES.size() == 1) {
+          LOCK.notifyAll();
+        }
       }
     }
   }
 
   static String drain(int max) {
+    return drain(max, 0);
+  }
+
+  /**
+   * Like {@link #drain(int)}, but waits up to {@code waitMs} for a first event when the buffer is
+   * empty: the brain blocks here instead of polling, so an idle driver spends no CPU on it.
+   */
+  static String drain(int max, long waitMs) {
     StringBuilder b = new StringBuilder();
     synchronized (LOCK) {
+      long deadline = System.nanoTime() + waitMs * 1_000_000L;
+      while (LINES.isEmpty() && waitMs > 0) {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0) {
+          break;
+        }
+        try {
+          LOCK.wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       int n = 0;
       while (n < max && !LINES.isEmpty()) {
         if (n > 0) {

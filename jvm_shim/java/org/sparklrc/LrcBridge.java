@@ -17,6 +17,11 @@ public final class LrcBridge {
     return EventBuffer.drain(max);
   }
 
+  /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered. */
+  public static String drainWait(int max, long waitMs) {
+    return EventBuffer.drain(max, waitMs);
+  }
+
   /** Events dropped because the bounded buffer ({@code spark.lrc.bufferSize}) was full. */
   public static long dropped() {
     return EventBuffer.dropped();

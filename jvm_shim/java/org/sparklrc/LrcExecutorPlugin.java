@@ -227,7 +227,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       }
       sendEvent("{\"e\":\"task_cache\",\"executor\":" + Json.str(executorId) + ",\"stage\":"
           + task[0] + ",\"partition\":" + task[1] + ",\"task\":" + task[2] + ",\"hits\":" + Json.strs(c.hits) + ",\"puts\":"
-          + Json.strs(c.puts) + ",\"evicted\":" + Json.strs(c.evicted) + ",\"table_version\":"
+          + Json.strs(c.puts) + ",\"evicted\":" + Json.strs(c.evicted) + ",\"evictions\":"
+          + c.evictionsJson() + ",\"table_version\":"
           + m.version() + "}");
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.report", "spark-lrc: task report failed (ignored)", t);

@@ -76,11 +76,57 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     return c != 0 ? c : Long.compare(a.seq, b.seq);
   };
 
+  /** One eviction and why: the order that picked it and the block whose insert needed room. */
+  static final class Eviction {
+    final String block;
+    /** "priority" when a table was in force (lowest priority first, ties least recently used
+     * first; RDDs the table does not list have priority 0), "lru" when none was (Spark's order). */
+    final String order;
+    final double priority;
+    /** The block this task put next (the one the room was made for); null if none followed,
+     * e.g. an unroll that failed or execution memory taking storage memory back. */
+    String forBlock;
+
+    Eviction(String block, String order, double priority) {
+      this.block = block;
+      this.order = order;
+      this.priority = priority;
+    }
+
+    String json() {
+      return "{\"block\":" + Json.str(block) + ",\"order\":" + Json.str(order) + ",\"priority\":"
+          + (Double.isFinite(priority) ? Double.toString(priority) : "null") + ",\"for\":"
+          + (forBlock == null ? "null" : Json.str(forBlock)) + "}";
+    }
+  }
+
   /** What one task did to the cache (reported at task end). */
   static final class TaskCounters {
     final LinkedHashSet<String> hits = new LinkedHashSet<>();
     final LinkedHashSet<String> puts = new LinkedHashSet<>();
     final LinkedHashSet<String> evicted = new LinkedHashSet<>();
+    final List<Eviction> evictions = new ArrayList<>();
+    private int unattributed = 0; // evictions[unattributed..] wait for the next put
+
+    void evicted(Eviction e) {
+      evicted.add(e.block);
+      evictions.add(e);
+    }
+
+    /** The task stored {@code block}: the evictions not yet attributed made room for it. */
+    void stored(String block) {
+      for (; unattributed < evictions.size(); unattributed++) {
+        evictions.get(unattributed).forBlock = block;
+      }
+    }
+
+    String evictionsJson() {
+      StringBuilder b = new StringBuilder("[");
+      for (int i = 0; i < evictions.size(); i++) {
+        b.append(i == 0 ? "" : ",").append(evictions.get(i).json());
+      }
+      return b.append(']').toString();
+    }
   }
 
   // Ordered index (guarded by this).
@@ -96,9 +142,10 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
 
   // Accounting.
   private final transient ConcurrentHashMap<Long, TaskCounters> tasks = new ConcurrentHashMap<>();
-  /** Blocks the current thread's last eviction walk yielded: their get/remove is eviction, not use. */
-  private final transient ThreadLocal<HashSet<BlockId>> walked =
-      ThreadLocal.withInitial(HashSet::new);
+  /** Blocks the current thread's last eviction walk yielded (with the reason each was ordered
+   * where it was): their get/remove is eviction, not use. */
+  private final transient ThreadLocal<HashMap<BlockId, Eviction>> walked =
+      ThreadLocal.withInitial(HashMap::new);
   private long evictedTotal = 0;
 
   public PriorityEntries() {
@@ -275,7 +322,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
         n.seq = ++seqCounter;
         order.add(n);
       }
-      if (key instanceof RDDBlockId && !walked.get().contains(key)) {
+      if (key instanceof RDDBlockId && !walked.get().containsKey(key)) {
         TaskCounters c = countersOrNull(tasks);
         if (c != null && !c.puts.contains(((BlockId) key).name())) {
           c.hits.add(((BlockId) key).name());
@@ -303,11 +350,12 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     n.seq = ++seqCounter;
     order.add(n);
     walked.get().clear();
-    if (key instanceof RDDBlockId) {
-      TaskCounters c = countersOrNull(tasks);
-      if (c != null) {
+    TaskCounters c = countersOrNull(tasks);
+    if (c != null) {
+      if (key instanceof RDDBlockId) {
         c.puts.add(key.name());
       }
+      c.stored(key.name()); // e.g. rdd_5_2, or broadcast_3_piece0 for a non-RDD block
     }
     return old;
   }
@@ -328,12 +376,13 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
         }
       }
     }
-    if (old != null && walked.get().remove(key)) {
+    Eviction why = old == null ? null : walked.get().remove(key);
+    if (why != null) {
       evictedTotal++;
       if (key instanceof RDDBlockId) {
         TaskCounters c = countersOrNull(tasks);
         if (c != null) {
-          c.evicted.add(((BlockId) key).name());
+          c.evicted(why);
         }
       }
     }
@@ -367,7 +416,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
 
       @Override
       public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
-        final HashSet<BlockId> seen = walked.get();
+        final HashMap<BlockId, Eviction> seen = walked.get();
         seen.clear();
         final Iterator<? extends Map.Entry<BlockId, MemoryEntry<?>>> it =
             ordered ? order.iterator() : lru.iterator();
@@ -380,12 +429,21 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
           @Override
           public Map.Entry<BlockId, MemoryEntry<?>> next() {
             Map.Entry<BlockId, MemoryEntry<?>> e = it.next();
-            seen.add(e.getKey());
+            seen.put(e.getKey(), reason(e, ordered));
             return e;
           }
         };
       }
     };
+  }
+
+  /** Why the walk reached this entry when it did (called under this map's monitor, by Spark). */
+  private Eviction reason(Map.Entry<BlockId, MemoryEntry<?>> e, boolean ordered) {
+    if (!ordered || !(e instanceof Node)) {
+      return new Eviction(e.getKey().name(), "lru", Double.NaN);
+    }
+    Node n = (Node) e;
+    return new Eviction(n.key.name(), "priority", n.priority);
   }
 
   /** Copies another map's entries in its iteration (LRU) order; call under its monitor. */
