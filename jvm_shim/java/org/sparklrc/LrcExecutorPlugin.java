@@ -38,6 +38,9 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       new ConcurrentHashMap<>();
   private final Set<Integer> reportedStages = ConcurrentHashMap.newKeySet();
   private final Object fetchLock = new Object();
+  /** When the last poll went out (nanoTime): an idle executor polls only every IDLE_POLL_NS. */
+  private volatile long lastPollNs = 0;
+  private static final long IDLE_POLL_NS = 2_000_000_000L;
   /** (stage, partition, task attempt id) of the task this thread runs: Spark unsets TaskContext
    * before onTaskSucceeded/onTaskFailed, which run in the same thread. */
   private final ThreadLocal<long[]> current = new ThreadLocal<>();
@@ -116,6 +119,11 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
 
   private void poll() {
     try {
+      PriorityEntries m = entries;
+      if (m != null && m.runningTasks() == 0 && System.nanoTime() - lastPollNs < IDLE_POLL_NS) {
+        return; // no task can evict here now; the first task of a new stage asks anyway
+      }
+      lastPollNs = System.nanoTime();
       fetch(-1, 0);
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.poll", "spark-lrc: table poll failed on executor " + executorId

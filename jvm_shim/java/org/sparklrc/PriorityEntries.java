@@ -296,7 +296,12 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     tasks.put(taskAttemptId, new TaskCounters());
   }
 
-  TaskCounters taskEnded(long taskAttemptId) {
+  /** Tasks between taskStarted and taskEnded on this executor. */
+  int runningTasks() {
+    return tasks.size();
+  }
+
+    TaskCounters taskEnded(long taskAttemptId) {
     walked.get().clear();
     return tasks.remove(taskAttemptId);
   }
