@@ -1,0 +1,98 @@
+"""The brain's publishing cadence, driven by event lines in the shim's wire format (no JVM).
+
+Plans of new jobs must go out at once (executors may be waiting for them); count changes from task
+ends are coalesced to at most one publish per `spark.lrc.publishMs`; close() flushes what is left.
+The bridge here only records what the brain sends: the table's effect on Spark is tested against
+real executors in tests/spark.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from spark_plugin.brain import Brain
+from spark_plugin.config import LrcSettings
+
+
+class RecordingBridge:
+    """The JvmBridge surface the brain uses, fed from a list and recording publishes."""
+
+    def __init__(self):
+        self.pending: list[str] = []
+        self.published: list[tuple[int, str, str]] = []
+
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+        out, self.pending = self.pending, []
+        return out
+
+    def publish(self, version: int, arrays: str, stages: str) -> None:
+        self.published.append((version, arrays, stages))
+
+    def attach_brain(self) -> None: ...
+    def detach_brain(self) -> None: ...
+    def dropped(self) -> int: return 0
+
+
+def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4) -> str:
+    """One job whose single stage reads cached RDD `cached_rdd` through RDD `reader`."""
+    return json.dumps({"e": "job_start", "job": job, "time": time.time() * 1000, "stages": [{
+        "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
+        "rdds": [
+            {"id": cached_rdd, "name": "c", "parts": parts, "level": "MEMORY_ONLY", "cached": True,
+             "parents": []},
+            {"id": reader, "name": "r", "parts": parts, "level": "NONE", "cached": False,
+             "parents": [cached_rdd],
+             "deps": [{"parent": cached_rdd, "kind": "one_to_one"}]}]}]})
+
+
+def task_end(stage: int, part: int) -> str:
+    return json.dumps({"e": "task_end", "stage": stage, "attempt": 0, "partition": part,
+                       "executor": "1", "task": part, "success": True, "duration_ms": 1})
+
+
+def cached(rdd: int, part: int) -> str:
+    return json.dumps({"e": "block", "executor": "1", "block": f"rdd_{rdd}_{part}",
+                       "level": "MEMORY_ONLY", "mem": 1000, "disk": 0, "time": 0})
+
+
+def brain(publish_ms: int) -> tuple[Brain, RecordingBridge]:
+    """A brain that has seen job 0 cache RDD 1 (4 blocks) and job 1 start reading it (stage 1)."""
+    bridge = RecordingBridge()
+    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=publish_ms))
+    bridge.pending = ([job_start(0, 0, cached_rdd=1, reader=2)]
+                      + [line for p in range(4) for line in (cached(1, p), task_end(0, p))]
+                      + [json.dumps({"e": "job_end", "job": 0, "time": 0, "success": True})])
+    b.step(force=True)
+    bridge.published.clear()
+    return b, bridge
+
+
+def test_new_job_plan_is_published_at_once_and_task_ends_are_coalesced():
+    b, bridge = brain(publish_ms=60_000)  # no count change is due within this test
+    bridge.pending = [job_start(1, 1, cached_rdd=1, reader=3)]
+    b.step()
+    assert len(bridge.published) == 1, "a new job's plan must not wait for publishMs"
+    _, arrays, stages = bridge.published[0]
+    assert stages == "1" and arrays == "1=1,1,1,1", bridge.published
+    for p in range(4):
+        bridge.pending = [task_end(1, p)]
+        b.step()
+    assert len(bridge.published) == 1, "count changes within publishMs must be coalesced"
+    b.close()
+    assert len(bridge.published) == 2, "close() must flush the pending count changes"
+    assert bridge.published[-1][1] == "1=0,0,0,0", bridge.published
+
+
+def test_count_changes_go_out_once_publish_ms_has_passed():
+    b, bridge = brain(publish_ms=50)
+    bridge.pending = [job_start(1, 1, cached_rdd=1, reader=3)]
+    b.step()
+    bridge.pending = [task_end(1, 0)]
+    b.step()
+    assert len(bridge.published) == 1
+    time.sleep(0.06)
+    b.step()  # no new events, but changes are pending and due
+    assert len(bridge.published) == 2
+    assert bridge.published[-1][1] == "1=0,1,1,1", bridge.published
+    b.step()
+    assert len(bridge.published) == 2, "nothing new: no publish"
