@@ -43,7 +43,12 @@ SLOWDOWN_LIMIT = 0.05
 # unrolls a block; with storage regions of a few MB that reservation alone evicts most of the
 # cache on every put, whatever the policy. A small initial reservation (grown as the block is
 # unrolled) keeps eviction driven by the blocks themselves.
-DEFAULT_CONF = {"spark.storage.unrollMemoryThreshold": "65536"}
+#
+# The cache fraction shrinks Spark's unified memory (spark.memory.fraction), which execution shares:
+# SQL's hash aggregates then failed with UNABLE_TO_ACQUIRE_MEMORY at F=0.3 while cached blocks sat
+# in the protected half of the region. spark.memory.storageFraction=0.1 lets execution take
+# memory back from the cache (evicting, in the policy's order) down to 10%.
+DEFAULT_CONF = {"spark.storage.unrollMemoryThreshold": "65536", "spark.memory.storageFraction": "0.1"}
 HIT_GAP = 0.10
 
 
