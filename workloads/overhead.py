@@ -75,7 +75,8 @@ def report(res: dict, command: str) -> str:
         "",
         f"Command: `{command}`",
         "",
-        f"Machine: 2 cores shared, noisy; runs alternate off/on, each in a fresh driver process, on "
+        f"Machine: 2 cores shared, noisy; each repeat runs off, on, off (rotated), each in a fresh "
+        f"driver process, on "
         f"the local mini-cluster ({res['workers']} workers). Ratios, not seconds, are the result.",
         "",
         "| | value |",
