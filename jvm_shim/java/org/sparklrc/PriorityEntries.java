@@ -142,10 +142,11 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
 
   // Accounting.
   private final transient ConcurrentHashMap<Long, TaskCounters> tasks = new ConcurrentHashMap<>();
-  /** Blocks the current thread's last eviction walk yielded (with the reason each was ordered
-   * where it was): their get/remove is eviction, not use. */
-  private final transient ThreadLocal<HashMap<BlockId, Eviction>> walked =
-      ThreadLocal.withInitial(HashMap::new);
+  /** Blocks the current thread's last eviction walk yielded: their get/remove is eviction, not use. */
+  private final transient ThreadLocal<HashSet<BlockId>> walked =
+      ThreadLocal.withInitial(HashSet::new);
+  /** Whether that walk followed a table (priority order) or Spark's LRU order. */
+  private final transient ThreadLocal<Boolean> walkOrdered = ThreadLocal.withInitial(() -> false);
   private long evictedTotal = 0;
 
   public PriorityEntries() {
@@ -301,7 +302,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     return tasks.size();
   }
 
-    TaskCounters taskEnded(long taskAttemptId) {
+  TaskCounters taskEnded(long taskAttemptId) {
     walked.get().clear();
     return tasks.remove(taskAttemptId);
   }
@@ -327,7 +328,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
         n.seq = ++seqCounter;
         order.add(n);
       }
-      if (key instanceof RDDBlockId && !walked.get().containsKey(key)) {
+      if (key instanceof RDDBlockId && !walked.get().contains(key)) {
         TaskCounters c = countersOrNull(tasks);
         if (c != null && !c.puts.contains(((BlockId) key).name())) {
           c.hits.add(((BlockId) key).name());
@@ -381,13 +382,14 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
         }
       }
     }
-    Eviction why = old == null ? null : walked.get().remove(key);
-    if (why != null) {
+    if (old != null && walked.get().remove(key)) {
       evictedTotal++;
       if (key instanceof RDDBlockId) {
         TaskCounters c = countersOrNull(tasks);
         if (c != null) {
-          c.evicted(why);
+          boolean ordered = walkOrdered.get();
+          c.evicted(new Eviction(((BlockId) key).name(), ordered ? "priority" : "lru",
+              ordered && n != null ? n.priority : Double.NaN));
         }
       }
     }
@@ -421,8 +423,9 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
 
       @Override
       public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
-        final HashMap<BlockId, Eviction> seen = walked.get();
+        final HashSet<BlockId> seen = walked.get();
         seen.clear();
+        walkOrdered.set(ordered);
         final Iterator<? extends Map.Entry<BlockId, MemoryEntry<?>>> it =
             ordered ? order.iterator() : lru.iterator();
         return new Iterator<Map.Entry<BlockId, MemoryEntry<?>>>() {
@@ -434,21 +437,12 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
           @Override
           public Map.Entry<BlockId, MemoryEntry<?>> next() {
             Map.Entry<BlockId, MemoryEntry<?>> e = it.next();
-            seen.put(e.getKey(), reason(e, ordered));
+            seen.add(e.getKey());
             return e;
           }
         };
       }
     };
-  }
-
-  /** Why the walk reached this entry when it did (called under this map's monitor, by Spark). */
-  private Eviction reason(Map.Entry<BlockId, MemoryEntry<?>> e, boolean ordered) {
-    if (!ordered || !(e instanceof Node)) {
-      return new Eviction(e.getKey().name(), "lru", Double.NaN);
-    }
-    Node n = (Node) e;
-    return new Eviction(n.key.name(), "priority", n.priority);
   }
 
   /** Copies another map's entries in its iteration (LRU) order; call under its monitor. */
