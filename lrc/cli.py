@@ -43,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--policies", type=_policies, default=list(POLICIES),
                    help=f"comma-separated, from {', '.join(POLICIES)}")
     s.add_argument("--cache-fraction", type=_floats, default=[0.3, 0.5, 0.7],
-                   help="cluster cache / total bytes of cached blocks; comma-separated")
+                   help="cluster cache / cached working set (peak bytes cached at once); comma-separated")
     s.add_argument("--executors", type=int, default=4)
     s.add_argument("--cores", type=int, default=2, help="cores per executor (runtime model)")
     s.add_argument("--refs", choices=("profile", "online"), default="profile",

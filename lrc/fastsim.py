@@ -125,7 +125,7 @@ def run_fast(ct, policy, fraction: float, n: int, cores: int, refs_mode: str, pe
 
     nb = len(ct.blocks)
     sizes, rdd_of, disk, cost_of, inputs = ct.sizes, ct.rdd_of, ct.disk, ct.cost, ct.inputs
-    capacity = int(fraction * ct.total_bytes / n)
+    capacity = int(fraction * ct.working_set_bytes / n)
     res = SimResult(ct.name, policy.name, fraction, n, refs_mode, cache_bytes=capacity * n)
     log = res.evicted if log_evictions else None
     blocks = ct.blocks

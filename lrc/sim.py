@@ -52,6 +52,7 @@ class CompiledTrace:
             else:
                 self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
         self.total_bytes = sum(self._size(b) for b in self.blocks)
+        self.working_set_bytes = self._peak_live_bytes()
         self.inputs: list[tuple[int, ...]] = []
         i = 0
         while i < len(self.blocks):  # closure: inputs of inputs get ids too
@@ -75,6 +76,27 @@ class CompiledTrace:
             i = self.ids[b] = len(self.blocks)
             self.blocks.append(b)
         return i
+
+    def _peak_live_bytes(self) -> int:
+        """The cached working set: the most bytes cached at once with unlimited memory (a block
+        lives from its first access until its RDD is unpersisted). Equal to `total_bytes` for an
+        application that never unpersists; far less for one that does (GraphX-style loops)."""
+        live: set[int] = set()
+        by_rdd: dict[int, list[int]] = {}
+        now = peak = 0
+        for ev in self.events:
+            if ev[0] == 2:
+                for b in ev[4] + ev[5]:
+                    if b not in live:
+                        live.add(b)
+                        by_rdd.setdefault(self.blocks[b][0], []).append(b)
+                        now += self._size(self.blocks[b])
+                peak = max(peak, now)
+            elif ev[0] == 5:
+                for b in by_rdd.pop(ev[1], ()):
+                    live.discard(b)
+                    now -= self._size(self.blocks[b])
+        return peak
 
     def _size(self, b: Block) -> int:
         r = self.trace.dag.rdds.get(b[0])
@@ -143,8 +165,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
              disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
              engine: str = "fast") -> SimResult:
-    """Replay ``trace`` with cluster cache = ``cache_fraction`` x total bytes of cached blocks,
-    split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``.
+    """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
+    most bytes cached at once with unlimited memory), split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``.
     ``engine="fast"`` (default) runs built-in policies through ``lrc.fastsim`` (same results,
     cross-checked by tests); ``"reference"`` forces the straightforward ``_Simulator``."""
     from lrc.fastsim import FAST_POLICIES, run_fast
@@ -173,7 +195,7 @@ class _Simulator:
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool = False) -> None:
         _check(refs, executors)
         self.ct, self.policy, self.n, self.cores, self.disk_bw = ct, policy, executors, cores, disk_bw
-        per_exec = int(fraction * ct.total_bytes / executors)
+        per_exec = int(fraction * ct.working_set_bytes / executors)
         index = LruIndex if policy.constant else PriorityIndex
         self.caches = [index(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,

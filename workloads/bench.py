@@ -12,8 +12,8 @@ existing cluster (the docker-compose submitter).
 Cache pressure. Calibration per workload (ample memory): (1) plugin off -> reference checksum and
 the unlimited-cache job time, and the executors' usable heap (Spark reports max storage memory =
 (heap - 300 MB) x spark.memory.fraction); (2) plugin on, policy lru, trace recorded -> the
-workload's cached working set = the total size of all cached blocks in the trace (the same
-denominator `lrc.sim` uses for its cache fraction). A run at cache fraction F then gets
+workload's cached working set = the most bytes cached at once in the trace (blocks live until
+their RDD is unpersisted; the same denominator `lrc.sim` uses for its cache fraction). A run at cache fraction F then gets
 `spark.memory.fraction = F x working set / executors / usable heap`, i.e. per-executor storage
 memory F x working set / executors, the same for every policy; each run records the storage cap
 Spark really applied (`storage_bytes_per_executor`).
@@ -80,6 +80,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-sim", action="store_true", help="skip the simulator replay")
     ap.add_argument("--render", metavar="DIR", default=None,
                     help="only re-render DIR/report.md and plots from DIR/results.json")
+    ap.add_argument("--merge", nargs=2, metavar=("DIR", "SRC"), default=None,
+                    help="replace DIR's results for SRC's workloads by SRC's (a re-run of some "
+                         "workloads), keep both commands, re-render DIR")
     return ap
 
 
@@ -173,12 +176,12 @@ def memory_fraction(cache_fraction: float, working_set: int, executors: int,
 
 
 def working_set_bytes(trace_path: str | Path) -> tuple[int, int, Any]:
-    """(total bytes of all cached blocks, number of blocks, compiled trace)."""
+    """(cached working set = peak bytes cached at once, number of blocks, compiled trace)."""
     from lrc.sim import CompiledTrace
     from lrc.trace import load_trace
 
     ct = CompiledTrace(load_trace(trace_path))
-    return int(ct.total_bytes), len(ct.blocks), ct
+    return int(ct.working_set_bytes), len(ct.blocks), ct
 
 
 # ============================================================================ the benchmark
@@ -217,7 +220,7 @@ class Bench:
                          "scales": {w: self.scales.get(w, 1) for w in self.workloads},
                          "kwargs": {w: self.kwargs.get(w, {}) for w in self.workloads},
                          "seed": args.seed, "refs": args.refs, "verify": args.verify,
-                         "working_set": "total bytes of all cached blocks in the calibration trace"},
+                         "working_set": "peak bytes cached at once in the calibration trace"},
             "calibration": {}, "runs": [], "sim": [],
         }
 
@@ -522,6 +525,35 @@ def _pct(x):
     return _f(x, "{:.1%}")
 
 
+def merge(dst_dir: str | Path, src_dir: str | Path) -> Path:
+    """Fold a re-run of some workloads (SRC) into a full benchmark (DIR): SRC's runs, calibrations
+    and simulator rows replace DIR's for those workloads; both commands are kept, in order."""
+    dst_p, src_p = Path(dst_dir) / "results.json", Path(src_dir) / "results.json"
+    dst, src = json.loads(dst_p.read_text()), json.loads(src_p.read_text())
+    ws = set(src["settings"]["workloads"])
+    for key in ("runs", "sim"):
+        dst[key] = [r for r in dst.get(key, []) if r["workload"] not in ws] + src.get(key, [])
+    dst["calibration"].update(src.get("calibration", {}))
+    st, sst = dst["settings"], src["settings"]
+    for w in sst["workloads"]:
+        if w not in st["workloads"]:
+            st["workloads"].append(w)
+        for k in ("scales", "kwargs"):
+            st.setdefault(k, {})[w] = sst.get(k, {}).get(w)
+    if st.get("working_set") != sst.get("working_set"):
+        st["working_set"] = f"{st.get('working_set')}; for {', '.join(sorted(ws))}: " \
+                            f"{sst.get('working_set')}"
+    cmds = dst.get("commands") or [dst.get("command", "?")]
+    dst["commands"] = cmds + [src.get("command", "?") + f"   # re-run of {', '.join(sorted(ws))}, "
+                                                        f"merged with --merge"]
+    dst["command"] = "\n".join(dst["commands"])
+    dst["finished"] = src.get("finished", dst.get("finished"))
+    tmp = dst_p.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(dst, indent=1, default=str))
+    tmp.replace(dst_p)
+    return render(dst_dir)
+
+
 def render(out_dir: str | Path) -> Path:
     """Write report.md, time_vs_fraction.png and hit_ratio_vs_fraction.png from results.json."""
     out = Path(out_dir)
@@ -730,6 +762,9 @@ def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     if a.render:
         print(render(a.render))
+        return 0
+    if a.merge:
+        print(merge(*a.merge))
         return 0
     try:
         return Bench(a, argv).main()

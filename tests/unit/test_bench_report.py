@@ -128,3 +128,27 @@ def test_memory_fraction_and_cli_parsing():
         "pagerank": {"iterations": 5}, "zip": {"rounds": 3}, "cc": {"verify": False}}
     a = bench.parser().parse_args(["--render", "x"])
     assert a.render == "x"
+
+
+def test_merge_replaces_the_rerun_workloads_and_keeps_both_commands(res, tmp_path):
+    base, rerun = tmp_path / "base", tmp_path / "rerun"
+    base.mkdir()
+    rerun.mkdir()
+    res["runs"].append(_run("zip", "lru", 0.5, 0, 99.0))
+    (base / "results.json").write_text(json.dumps(res))
+    new = _results([_run("pagerank", p, 0.5, 0, t) for p, t in (("lru", 30.0), ("lrc", 10.0))])
+    new["command"] = "python -m workloads.bench --workloads pagerank --repeat 1"
+    new["settings"].update(workloads=["pagerank"], working_set="peak bytes",
+                           kwargs={"pagerank": {"prep": 9}})
+    new["calibration"]["pagerank"]["jct_unlimited_s"] = 7.0
+    (rerun / "results.json").write_text(json.dumps(new))
+    bench.merge(base, rerun)
+    out = json.loads((base / "results.json").read_text())
+    assert sorted((r["workload"], r["policy"]) for r in out["runs"]) == [
+        ("pagerank", "lrc"), ("pagerank", "lru"), ("zip", "lru")]  # old pagerank runs gone
+    assert out["calibration"]["pagerank"]["jct_unlimited_s"] == 7.0
+    assert out["settings"]["kwargs"]["pagerank"] == {"prep": 9}
+    assert "for pagerank: peak bytes" in out["settings"]["working_set"]
+    md = (base / "report.md").read_text()
+    assert res["command"] in md and new["command"] in md
+    assert "**3.00x**" in md  # the re-run's speedup, not the old one
