@@ -525,6 +525,13 @@ def _pct(x):
     return _f(x, "{:.1%}")
 
 
+def _workloads_of(command: str) -> list[str]:
+    """The --workloads of a recorded bench command (its default when absent)."""
+    args = shlex.split(command.split("#")[0])
+    args = args[args.index("workloads.bench") + 1:] if "workloads.bench" in args else args
+    return parse_list(parser().parse_known_args(args)[0].workloads)
+
+
 def merge(dst_dir: str | Path, src_dir: str | Path) -> Path:
     """Fold a re-run of some workloads (SRC) into a full benchmark (DIR): SRC's runs, calibrations
     and simulator rows replace DIR's for those workloads; both commands are kept, in order."""
@@ -543,7 +550,8 @@ def merge(dst_dir: str | Path, src_dir: str | Path) -> Path:
     if st.get("working_set") != sst.get("working_set"):
         st["working_set"] = f"{st.get('working_set')}; for {', '.join(sorted(ws))}: " \
                             f"{sst.get('working_set')}"
-    cmds = dst.get("commands") or [dst.get("command", "?")]
+    cmds = dst.get("commands") or dst.get("command", "?").splitlines()
+    cmds = [c for c in cmds if not set(_workloads_of(c)) <= ws]  # wholly superseded
     dst["commands"] = cmds + [src.get("command", "?") + f"   # re-run of {', '.join(sorted(ws))}, "
                                                         f"merged with --merge"]
     dst["command"] = "\n".join(dst["commands"])
