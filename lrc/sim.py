@@ -166,7 +166,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
              engine: str = "fast") -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
-    most bytes cached at once with unlimited memory), split evenly over ``executors``. ``log_evictions`` records victims in ``result.evicted``.
+    most bytes cached at once with unlimited memory), split evenly over ``executors``.
+    ``log_evictions`` records victims in ``result.evicted``.
     ``engine="fast"`` (default) runs built-in policies through ``lrc.fastsim`` (same results,
     cross-checked by tests); ``"reference"`` forces the straightforward ``_Simulator``."""
     from lrc.fastsim import FAST_POLICIES, run_fast

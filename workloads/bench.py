@@ -13,10 +13,10 @@ Cache pressure. Calibration per workload (ample memory): (1) plugin off -> refer
 the unlimited-cache job time, and the executors' usable heap (Spark reports max storage memory =
 (heap - 300 MB) x spark.memory.fraction); (2) plugin on, policy lru, trace recorded -> the
 workload's cached working set = the most bytes cached at once in the trace (blocks live until
-their RDD is unpersisted; the same denominator `lrc.sim` uses for its cache fraction). A run at cache fraction F then gets
-`spark.memory.fraction = F x working set / executors / usable heap`, i.e. per-executor storage
-memory F x working set / executors, the same for every policy; each run records the storage cap
-Spark really applied (`storage_bytes_per_executor`).
+their RDD is unpersisted; the same denominator `lrc.sim` uses for its cache fraction). A run at
+cache fraction F then gets `spark.memory.fraction = F x working set / executors / usable heap`,
+i.e. per-executor storage memory F x working set / executors, the same for every policy; each run
+records the storage cap Spark really applied (`storage_bytes_per_executor`).
 """
 from __future__ import annotations
 
