@@ -52,7 +52,6 @@ class CompiledTrace:
             else:
                 self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
         self.total_bytes = sum(self._size(b) for b in self.blocks)
-        self.working_set_bytes = self._peak_live_bytes()
         self.inputs: list[tuple[int, ...]] = []
         i = 0
         while i < len(self.blocks):  # closure: inputs of inputs get ids too
@@ -60,6 +59,7 @@ class CompiledTrace:
             i += 1
         self.sizes = [self._size(b) for b in self.blocks]
         self.rdd_of = [b[0] for b in self.blocks]
+        self.working_set_bytes = self._peak_live_bytes()
         self.disk = [dag.rdds[b[0]].uses_disk if b[0] in dag.rdds else False for b in self.blocks]
         self.cost = [dag.recompute_cost(b) for b in self.blocks]
         self.events = [ev if ev[0] != 2 or ev[6] is not None else
@@ -81,21 +81,18 @@ class CompiledTrace:
         """The cached working set: the most bytes cached at once with unlimited memory (a block
         lives from its first access until its RDD is unpersisted). Equal to `total_bytes` for an
         application that never unpersists; far less for one that does (GraphX-style loops)."""
-        live: set[int] = set()
-        by_rdd: dict[int, list[int]] = {}
+        live: dict[int, set[int]] = {}  # rdd -> its cached blocks
         now = peak = 0
         for ev in self.events:
             if ev[0] == 2:
                 for b in ev[4] + ev[5]:
-                    if b not in live:
-                        live.add(b)
-                        by_rdd.setdefault(self.blocks[b][0], []).append(b)
-                        now += self._size(self.blocks[b])
+                    blocks = live.setdefault(self.rdd_of[b], set())
+                    if b not in blocks:
+                        blocks.add(b)
+                        now += self.sizes[b]
                 peak = max(peak, now)
             elif ev[0] == 5:
-                for b in by_rdd.pop(ev[1], ()):
-                    live.discard(b)
-                    now -= self._size(self.blocks[b])
+                now -= sum(self.sizes[b] for b in live.pop(ev[1], ()))
         return peak
 
     def _size(self, b: Block) -> int:

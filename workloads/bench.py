@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
                     help="only re-render DIR/report.md and plots from DIR/results.json")
     ap.add_argument("--merge", nargs=2, metavar=("DIR", "SRC"), default=None,
                     help="replace DIR's results for SRC's workloads by SRC's (a re-run of some "
-                         "workloads), keep both commands, re-render DIR")
+                         "workloads), keep the commands that still contribute, re-render DIR")
     return ap
 
 
@@ -175,6 +175,13 @@ def memory_fraction(cache_fraction: float, working_set: int, executors: int,
     return min(1.0, max(1e-6, target / usable_heap))
 
 
+def write_results(path: Path, results: dict) -> None:
+    """results.json, replaced atomically (a reader never sees half a file)."""
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(results, indent=1, default=str))
+    tmp.replace(path)
+
+
 def working_set_bytes(trace_path: str | Path) -> tuple[int, int, Any]:
     """(cached working set = peak bytes cached at once, number of blocks, compiled trace)."""
     from lrc.sim import CompiledTrace
@@ -247,9 +254,7 @@ class Bench:
 
     def save(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
-        tmp = self.out / "results.json.tmp"
-        tmp.write_text(json.dumps(self.results, indent=1, sort_keys=False, default=str))
-        tmp.replace(self.out / "results.json")
+        write_results(self.out / "results.json", self.results)
 
     # ------------------------------------------------------------------ phases
     def calibrate(self, w: str, bar) -> dict:
@@ -534,7 +539,8 @@ def _workloads_of(command: str) -> list[str]:
 
 def merge(dst_dir: str | Path, src_dir: str | Path) -> Path:
     """Fold a re-run of some workloads (SRC) into a full benchmark (DIR): SRC's runs, calibrations
-    and simulator rows replace DIR's for those workloads; both commands are kept, in order."""
+    and simulator rows replace DIR's for those workloads; `command` lists DIR's commands that still
+    contribute, then SRC's, one per line."""
     dst_p, src_p = Path(dst_dir) / "results.json", Path(src_dir) / "results.json"
     dst, src = json.loads(dst_p.read_text()), json.loads(src_p.read_text())
     ws = set(src["settings"]["workloads"])
@@ -550,15 +556,12 @@ def merge(dst_dir: str | Path, src_dir: str | Path) -> Path:
     if st.get("working_set") != sst.get("working_set"):
         st["working_set"] = f"{st.get('working_set')}; for {', '.join(sorted(ws))}: " \
                             f"{sst.get('working_set')}"
-    cmds = dst.get("commands") or dst.get("command", "?").splitlines()
-    cmds = [c for c in cmds if not set(_workloads_of(c)) <= ws]  # wholly superseded
-    dst["commands"] = cmds + [src.get("command", "?") + f"   # re-run of {', '.join(sorted(ws))}, "
-                                                        f"merged with --merge"]
-    dst["command"] = "\n".join(dst["commands"])
+    cmds = [c for c in dst.get("command", "?").splitlines()
+            if not set(_workloads_of(c)) <= ws]  # drop the wholly superseded
+    cmds.append(src.get("command", "?") + f"   # re-run of {', '.join(sorted(ws))}, merged with --merge")
+    dst["command"] = "\n".join(cmds)
     dst["finished"] = src.get("finished", dst.get("finished"))
-    tmp = dst_p.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(dst, indent=1, default=str))
-    tmp.replace(dst_p)
+    write_results(dst_p, dst)
     return render(dst_dir)
 
 

@@ -153,5 +153,5 @@ def test_merge_replaces_the_rerun_workloads_and_keeps_both_commands(res, tmp_pat
     assert res["command"] in md and new["command"] in md
     assert "**3.00x**" in md  # the re-run's speedup, not the old one
     bench.merge(base, rerun)  # the same re-run again: its earlier merge line is superseded
-    cmds = json.loads((base / "results.json").read_text())["commands"]
+    cmds = json.loads((base / "results.json").read_text())["command"].splitlines()
     assert cmds[0] == res["command"] and len(cmds) == 2 and cmds[1].startswith(new["command"])
