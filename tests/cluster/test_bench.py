@@ -1,14 +1,18 @@
-"""The benchmark runner end to end on the standalone mini-cluster: a tiny run (one workload,
-lru + lrc, one cache fraction, one repeat) writes results.json with the schema, equal checksums,
-report.md and both plots, and leaves no daemon behind."""
+"""The benchmark runner (`python -m workloads.bench`) end to end on the standalone mini-cluster: a
+tiny run (one workload, lru + lrc, one cache fraction, one repeat) writes results.json with the
+schema, equal checksums and the machine measured while it ran, report.md and both plots, and
+re-renders to the same report."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from workloads.bench import machine
 
 pytestmark = pytest.mark.cluster
 
@@ -43,8 +47,14 @@ def test_tiny_benchmark_on_the_minicluster(tmp_path):
     assert {s["policy"] for s in res["sim"]} == {"min", "lru", "lrc"}
     assert all("error" not in s for s in res["sim"])
 
+    host = res["machine"]  # measured on this machine while the benchmark ran
+    assert host["cpus"] == os.cpu_count() and host["memory_bytes"] > 0
+    assert len(host["load_avg"]) == len(host["load_avg_end"]) == 3
+    assert res["cluster"]["cores"] == 1 and res["cluster"]["executors"] == 2
+
     md = (out / "report.md").read_text()
     assert res["command"] in md and "FAILED" not in md
+    assert f"Machine: {machine.describe(host)}:" in md
     for png in ("time_vs_fraction.png", "hit_ratio_vs_fraction.png"):
         assert (out / png).stat().st_size > 1000
     assert (out / "traces" / ".gitignore").exists()  # traces never reach git

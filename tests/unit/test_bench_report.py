@@ -1,12 +1,21 @@
-"""The benchmark report from a hand-made results.json: medians, per-repeat speedups, goals, and a
-checksum mismatch that fails the run and says so loudly. No Spark."""
+"""The benchmark runner package from a hand-made results.json: medians, per-repeat speedups, goals
+evaluated from their table, the machine the results record, and a checksum mismatch that fails the
+run and says so loudly; a Bench built whole from Settings and a Target. No Spark."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
-from workloads import bench
+from workloads import overhead
+from workloads.bench import cli, goals, machine, stats
+from workloads.bench.__main__ import main
+from workloads.bench.merge import merge
+from workloads.bench.report import render
+from workloads.bench.runner import Bench, memory_fraction
+from workloads.bench.settings import Settings
+from workloads.bench.target import Target
 
 
 def _run(w, p, f, rep, jct, hit=0.5, checksum="ok"):
@@ -50,29 +59,29 @@ def res():
 
 def test_medians_and_speedups(res):
     runs = res["runs"]
-    assert bench.median_jct(runs, "pagerank", "lru", 0.5) == 20.0
-    assert bench.median_jct(runs, "pagerank", "lrc", 0.5) == 10.0
-    s = bench.speedup(runs, "pagerank", "lrc", 0.5)
+    assert stats.median_jct(runs, "pagerank", "lru", 0.5) == 20.0
+    assert stats.median_jct(runs, "pagerank", "lrc", 0.5) == 10.0
+    s = stats.speedup(runs, "pagerank", "lrc", 0.5)
     assert s == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
-    s = bench.speedup(runs, "pagerank", "lerc", 0.5)
+    s = stats.speedup(runs, "pagerank", "lerc", 0.5)
     assert s["median"] == pytest.approx(1.0) and s["min"] == pytest.approx(0.8)
     assert s["max"] == pytest.approx(1.25)
-    assert bench.median_of(runs, "hit_ratio", "pagerank", "lrc", 0.5) == pytest.approx(0.71)
-    assert bench.speedup(runs, "zip", "lrc", 0.5) is None
+    assert stats.median_of(runs, "hit_ratio", "pagerank", "lrc", 0.5) == pytest.approx(0.71)
+    assert stats.speedup(runs, "zip", "lrc", 0.5) is None
 
 
 def test_goals_from_medians(res):
-    lrc = next(x for x in bench.goals(res) if x["goal"].startswith("LRC median"))
+    lrc = next(x for x in goals.evaluate(res) if x["goal"].startswith("LRC median"))
     assert lrc["met"] and "2.00x" in lrc["value"]
-    never = next(x for x in bench.goals(res) if "never" in x["goal"])
+    never = next(x for x in goals.evaluate(res) if "never" in x["goal"])
     assert never["met"]  # worst median 1.0x
-    hit = next(x for x in bench.goals(res) if "hit ratio" in x["goal"])
+    hit = next(x for x in goals.evaluate(res) if "hit ratio" in x["goal"])
     assert not hit["met"] and "15.0 points" in hit["value"]  # lerc 0.60 vs min 0.75
 
 
 def test_report_tables(res, tmp_path):
     (tmp_path / "results.json").write_text(json.dumps(res))
-    bench.render(tmp_path)
+    render(tmp_path)
     md = (tmp_path / "report.md").read_text()
     assert res["command"] in md
     assert "**2.00x** [1.00-3.00]" in md  # lrc speedup
@@ -89,21 +98,20 @@ def test_checksum_mismatch_fails_the_run_and_the_report_says_so(res, tmp_path):
     bad = _run("pagerank", "lrc", 0.5, 3, 1.0, checksum="deadbeef")
     res["runs"].append(bad)
     (tmp_path / "results.json").write_text(json.dumps(res))
-    bench.render(tmp_path)
+    render(tmp_path)
     md = (tmp_path / "report.md").read_text()
     assert "**FAILED: 1 of 10 runs failed**" in md
     assert "`deadbeef`" in md and "checksum mismatch" in md
     # the failed run's 1 s job time is excluded from medians and speedups
-    assert bench.median_jct(res["runs"], "pagerank", "lrc", 0.5) == 10.0
+    assert stats.median_jct(res["runs"], "pagerank", "lrc", 0.5) == 10.0
 
 
 def test_run_record_marks_checksum_mismatch(monkeypatch, tmp_path):
     """Bench.run_one marks a run whose checksum differs from the plugin-off reference as failed."""
-    args = bench.parser().parse_args(["--workloads", "zip", "--policies", "lru,lrc",
+    args = cli.parser().parse_args(["--workloads", "zip", "--policies", "lru,lrc",
                                       "--cache-fraction", "0.5", "--repeat", "1",
                                       "--out", str(tmp_path)])
-    b = bench.Bench(args, [])
-    b.conf, b.master, b.executors = {}, "spark://x:1", 2
+    b = Bench(cli.settings(args), Target("spark://x:1", 2, conf={}, env={}, info={}), [])
     cal = {"checksum": "ref", "working_set_bytes": 100, "memory_fraction": {"0.5": 0.01},
            "trace": str(tmp_path / "t.parquet")}
     outs = iter([{"ok": True, "checksum": "other", "jct_s": 1.0, "storage_bytes_per_executor": 25,
@@ -121,12 +129,12 @@ def test_run_record_marks_checksum_mismatch(monkeypatch, tmp_path):
 
 
 def test_memory_fraction_and_cli_parsing():
-    assert bench.memory_fraction(0.5, 400 << 20, 2, 500 << 20) == pytest.approx(0.2)
-    assert bench.memory_fraction(5.0, 400 << 20, 2, 500 << 20) == 1.0
-    assert bench.parse_scales("pagerank=2,cc=1") == {"pagerank": 2, "cc": 1}
-    assert bench.parse_kwargs(["pagerank.iterations=5,zip.rounds=3", "cc.verify=false"]) == {
+    assert memory_fraction(0.5, 400 << 20, 2, 500 << 20) == pytest.approx(0.2)
+    assert memory_fraction(5.0, 400 << 20, 2, 500 << 20) == 1.0
+    assert cli.parse_scales("pagerank=2,cc=1") == {"pagerank": 2, "cc": 1}
+    assert cli.parse_kwargs(["pagerank.iterations=5,zip.rounds=3", "cc.verify=false"]) == {
         "pagerank": {"iterations": 5}, "zip": {"rounds": 3}, "cc": {"verify": False}}
-    a = bench.parser().parse_args(["--render", "x"])
+    a = cli.parser().parse_args(["--render", "x"])
     assert a.render == "x"
 
 
@@ -142,7 +150,7 @@ def test_merge_replaces_the_rerun_workloads_and_keeps_both_commands(res, tmp_pat
                            kwargs={"pagerank": {"prep": 9}})
     new["calibration"]["pagerank"]["jct_unlimited_s"] = 7.0
     (rerun / "results.json").write_text(json.dumps(new))
-    bench.merge(base, rerun)
+    merge(base, rerun)
     out = json.loads((base / "results.json").read_text())
     assert sorted((r["workload"], r["policy"]) for r in out["runs"]) == [
         ("pagerank", "lrc"), ("pagerank", "lru"), ("zip", "lru")]  # old pagerank runs gone
@@ -152,6 +160,73 @@ def test_merge_replaces_the_rerun_workloads_and_keeps_both_commands(res, tmp_pat
     md = (base / "report.md").read_text()
     assert res["command"] in md and new["command"] in md
     assert "**3.00x**" in md  # the re-run's speedup, not the old one
-    bench.merge(base, rerun)  # the same re-run again: its earlier merge line is superseded
+    merge(base, rerun)  # the same re-run again: its earlier merge line is superseded
     cmds = json.loads((base / "results.json").read_text())["command"].splitlines()
     assert cmds[0] == res["command"] and len(cmds) == 2 and cmds[1].startswith(new["command"])
+
+
+def test_goals_are_evaluated_from_their_table(res):
+    assert all(g["check"] in goals.CHECKS for g in goals.GOALS)
+    strict = {**next(g for g in goals.GOALS if g["check"] == "best_speedup"), "at_least": 2.5}
+    [row] = goals.evaluate(res, (strict,))
+    assert row["goal"] == "LRC median speedup over LRU >= 2.5x on pagerank or cc (best fraction)"
+    assert not row["met"] and row["gap"] == "0.50x short"  # lrc's median is 2.00x
+    [row] = goals.evaluate(res, ({"check": "hit_gap_to_min", "at_most": 0.2},))
+    assert row["met"] and "within 20 points" in row["goal"]  # the gap is 15 points
+    for rep, (lru, lrc, lerc) in enumerate([(30.0, 20.0, 15.0)] * 3):
+        res["runs"] += [_run("zip", "lru", 0.5, rep, lru), _run("zip", "lrc", 0.5, rep, lrc),
+                        _run("zip", "lerc", 0.5, rep, lerc)]
+    zip_goal = {"check": "beats_rival", "policy": "lerc", "workload": "zip", "rival": "lrc",
+                "at_least": 1.3}
+    [row] = goals.evaluate(res, (zip_goal,))
+    assert row["met"] and row["value"] == "2.00x at F=0.5 (LRC 1.50x)"
+    [row] = goals.evaluate(res, ({**zip_goal, "policy": "lrc", "rival": "lerc", "at_least": 2.5},))
+    assert row["goal"] == "LRC >= 2.5x over LRU on zip and faster than LERC"
+    assert not row["met"] and row["gap"] == "1.00x short; not faster than LERC"
+    [row] = goals.evaluate(res, ({"check": "max_slowdown", "at_most": 0.1},))
+    assert row["goal"] == "LRC/LERC never > 10% slower than LRU (median)" and row["met"]
+    assert row["value"] == "worst 1.00x (pagerank lerc F=0.5): +0% time"
+    assert goals.evaluate({"settings": {}}, goals.GOALS) == []  # nothing to judge, no rows
+
+
+def test_bench_is_whole_after_construction(tmp_path):
+    s = Settings(out=tmp_path, workloads=["zip"], policies=["lru", "lrc"], fractions=[0.5], repeat=1)
+    t = Target("spark://x:1", 2, conf={"spark.k": "v"}, env={}, info={"master": "spark://x:1"})
+    b = Bench(s, t, ["--workloads", "zip"])
+    spec = b.spec("zip", "lrc", 0.25, "tag")
+    assert (spec["master"], spec["executors"], spec["seed"]) == ("spark://x:1", 2, 42)
+    assert spec["conf"] == {"spark.k": "v", "spark.memory.fraction": "0.25"}
+    assert spec["trace_path"] == str(tmp_path / "traces" / "tag.parquet")
+    r = b.results
+    assert r["command"] == "python -m workloads.bench --workloads zip" and r["cluster"] == t.info
+    assert r["settings"]["cache_fractions"] == [0.5] and r["settings"]["scales"] == {"zip": 1}
+    assert r["machine"]["cpus"] == os.cpu_count() and r["machine"]["memory_bytes"] > 0
+    for bad in ({"policies": ["fifo"]}, {"fractions": [0.0]}, {"repeat": 0},
+                {"scales": {"cc": 2}}, {"refs": "later"}):
+        with pytest.raises(SystemExit):
+            Settings(**{"out": tmp_path, "workloads": ["zip"], "policies": ["lru"],
+                        "fractions": [0.5], **bad})
+
+
+def test_report_describes_the_machine_results_json_records(res, tmp_path):
+    res["machine"] = {"cpus": 64, "memory_bytes": 32 << 30, "load_avg": [3.5, 2.0, 1.0],
+                      "load_avg_end": [1.25, 1.0, 1.0]}
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    assert main(["--render", str(tmp_path)]) == 0
+    md = (tmp_path / "report.md").read_text()
+    assert ("Machine: 64 CPUs, 32.0 GiB memory, load average 3.50 at the start, 1.25 at the end "
+            "(1 min):") in md
+    assert machine.describe({"cpus": 2}) == "2 CPUs (memory and load not recorded)"
+
+
+def test_overhead_report_reads_its_goal_and_machine(monkeypatch):
+    runs = [{"repeat": i, "plugin": name, "jct_s": t, "checksum": "c",
+             "stats": {"plan_latency_ms": {"median": 4.0, "p99": 8.0, "count": 2},
+                       "brain_cpu_s": 0.3} if name == "lrc" else None}
+            for i in range(2) for name, t in (("off", 10.0), ("lrc", 10.5), ("off-b", 10.0))]
+    res = {**overhead.summarize(runs), "workload": "pagerank", "scale": 1, "workers": 2,
+           "machine": {"cpus": 8, "memory_bytes": 16 << 30}}
+    md = overhead.report(res, "python -m workloads.overhead")
+    assert "**1.050** (+5.0%; goal <= +3%)" in md and "Machine: 8 CPUs, 16.0 GiB memory;" in md
+    monkeypatch.setitem(goals.OVERHEAD, "at_most", 0.06)
+    assert "goal <= +6%" in overhead.report(res, "python -m workloads.overhead")

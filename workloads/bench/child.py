@@ -1,9 +1,8 @@
-"""One benchmark run in its own process: `python -m workloads.bench_run SPEC.json OUT.json`.
-
-The benchmark runner (`workloads.bench`) starts this module once per run, so that every run gets
-a fresh driver JVM: `spark.jars` (the JVM shim) reaches the driver's class loader only when the
-driver JVM starts, and PySpark's `SparkConf()` picks up JVM system properties, so confs of one
-session could leak into the next one in the same process.
+"""One benchmark run in a fresh process: the runner calls `run_child`, which starts
+`python -m workloads.bench.child SPEC.json OUT.json`, one per run, so that every run gets a fresh
+driver JVM: `spark.jars` (the JVM shim) reaches the driver's class loader only when the driver JVM
+starts, and PySpark's `SparkConf()` picks up JVM system properties, so confs of one session could
+leak into the next one in the same process.
 
 SPEC (JSON): workload, scale, seed, kwargs, master, executors, conf (Spark confs), policy
 (null = plugin off), trace_path, stats_path, profile, timeout_s.
@@ -15,11 +14,17 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+from workloads.cluster import ROOT
 
 # Confs every benchmark session gets (the spec's conf wins).
 BASE_CONF = {
@@ -30,6 +35,49 @@ BASE_CONF = {
 }
 
 
+def run_child(spec: dict, workdir: Path, timeout: float, env: dict[str, str]) -> dict:
+    """Run `spec` in a child process, in its own session (Ctrl-C or a timeout here kills it and
+    whatever it started); its OUT, or {"ok": False, "error": ...}, plus the path of its log."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    fd, spec_path = tempfile.mkstemp(suffix=".json", prefix="spec-", dir=workdir)
+    os.close(fd)
+    out_path = spec_path.replace("spec-", "out-")
+    log_path = spec_path.replace("spec-", "log-").replace(".json", ".log")
+    Path(spec_path).write_text(json.dumps(spec))
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "workloads.bench.child", spec_path, out_path],
+                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except BaseException:  # timeout, Ctrl-C, SIGTERM: never leave a driver behind
+            _kill_group(proc)
+            if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+                raise
+            return {"ok": False, "error": f"timed out after {timeout:.0f}s", "log": log_path}
+    try:
+        out = json.loads(Path(out_path).read_text())
+    except (OSError, ValueError):
+        tail = Path(log_path).read_text(errors="replace")[-2000:]
+        out = {"ok": False, "error": f"child exited {proc.returncode} without output:\n{tail}"}
+    out["log"] = log_path
+    return out
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+# ---------------------------------------------------------------------- the child's side
 def executor_storage(sc) -> dict[str, int]:
     """Max storage memory per executor block manager (the driver's own block manager excluded),
     as Spark reports it: for the UnifiedMemoryManager (heap - 300 MB) x spark.memory.fraction,

@@ -1,0 +1,222 @@
+"""report.md and the two plots, rendered from results.json alone, so a report can be re-rendered
+(`--render`) or re-built after a merge without re-running anything."""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from workloads.bench import goals, machine
+from workloads.bench.stats import fkey, median_jct, median_of, ok_runs, select, sim_row, speedup
+from workloads.bench.store import read_results
+
+
+def _f(x, fmt="{:.2f}", none="-"):
+    return none if x is None else fmt.format(x)
+
+
+def _pct(x):
+    return _f(x, "{:.1%}")
+
+
+def render(out_dir: str | Path) -> Path:
+    """Write report.md, time_vs_fraction.png and hit_ratio_vs_fraction.png from results.json."""
+    out = Path(out_dir)
+    res = read_results(out)
+    (out / "report.md").write_text(report_markdown(res, out))
+    try:
+        plots(res, out)
+    except Exception as e:  # a missing matplotlib must not lose the report
+        print(f"plots not written: {e!r}", file=sys.stderr)
+    return out / "report.md"
+
+
+def report_markdown(res: dict, out: Path | None = None) -> str:
+    runs, sim, cal = res.get("runs", []), res.get("sim", []), res.get("calibration", {})
+    st = res.get("settings", {})
+    wls, pols, fracs = st.get("workloads", []), st.get("policies", []), st.get("cache_fractions", [])
+    failed = [r for r in runs if r.get("status", "ok") != "ok"]
+    L: list[str] = ["# spark-lrc benchmark: LRU vs DAG-aware eviction", ""]
+    if failed:
+        L += [f"> **FAILED: {len(failed)} of {len(runs)} runs failed** (checksum mismatch or error). "
+              "Their times are excluded from every table; see *Checksums* below.", ""]
+    elif runs:
+        L += [f"All {len(runs)} runs returned the plugin-off reference checksum.", ""]
+    L += ["Command:", "", "```", res.get("command", "?"), "```", ""]
+    cl, host = res.get("cluster", {}), machine.describe(res.get("machine", {}))
+    L += [f"Started {res.get('started', '?')}, finished {res.get('finished', '?')}. "
+          f"Cluster: {cl.get('master', '?')}, {cl.get('executors', '?')} executors x "
+          f"{cl.get('cores', 1)} core (conf {json.dumps(cl.get('conf', {}))}). Machine: {host}: "
+          f"timings vary with the machine's load, so compare **ratios and medians**, not "
+          f"seconds. Every run is a fresh driver process; job time (`jct`) is the workload's `run()` "
+          f"only (no session start-up). Policies run interleaved, their order rotated per repeat.",
+          "",
+          f"Reference counts: **{st.get('refs', 'online')}** "
+          + ("(job by job as jobs are submitted, LRC-Online)." if st.get("refs", "online") == "online"
+             else "(the calibration trace is `spark.lrc.profile`: recurring-application mode).")
+          + f" Cache fraction F = per-executor storage memory x executors / the workload's cached "
+          f"working set ({st.get('working_set', 'total bytes of all cached blocks')}), set through "
+          f"`spark.memory.fraction` from the executors' measured usable heap; each run records the "
+          f"storage cap Spark applied.", ""]
+
+    # ---- calibration
+    L += ["## Calibration (ample memory)", "",
+          "| workload | scale / args | reference checksum | jct unlimited (s) | working set (MB) | blocks "
+          "| usable heap / executor (MB) | spark.memory.fraction per F | live hit / eff. at ample memory "
+          "(evictions) |", "|---|---|---|---|---|---|---|---|---|"]
+    for w in wls:
+        c = cal.get(w)
+        if not c:
+            continue
+        mf = ", ".join(f"{k}: {v:.4f}" for k, v in c.get("memory_fraction", {}).items())
+        args = ", ".join(f"{k}={v}" for k, v in (c.get("kwargs") or {}).items())
+        L.append(f"| {w} | {c.get('scale')}{' / ' + args if args else ''} | `{c.get('checksum')}` | "
+                 f"{_f(c.get('jct_unlimited_s'))} | {c.get('working_set_bytes', 0) / 2**20:.1f} | "
+                 f"{c.get('cached_blocks')} | {c.get('usable_heap_bytes', 0) / 2**20:.0f} | {mf} | "
+                 f"{_pct(c.get('calibration_hit_ratio'))} / {_pct(c.get('calibration_effective_hit_ratio'))} "
+                 f"({c.get('calibration_evictions')}) |")
+    caps = [r["storage_cap_error"] for r in runs if r.get("storage_cap_error") is not None]
+    if caps:
+        L += ["", f"Storage cap applied vs asked, over all runs: {min(caps):+.1%} .. {max(caps):+.1%}."]
+    L.append("")
+
+    # ---- speedups
+    L += ["## Speedup vs LRU (median of per-repeat ratios LRU time / policy time, [min-max])", ""]
+    others = [p for p in pols if p != "lru"]
+    L += ["| workload | F | " + " | ".join(others) + " | min-bound (sim, est.) |",
+          "|---|---|" + "---|" * (len(others) + 1)]
+    for w in wls:
+        for f in fracs:
+            cells = []
+            for p in others:
+                s = speedup(runs, w, p, f)
+                cells.append("-" if not s else
+                             f"**{s['median']:.2f}x** [{s['min']:.2f}-{s['max']:.2f}]")
+            m, l = sim_row(sim, w, "min", f), sim_row(sim, w, "lru", f)
+            est = (f"{l['est_runtime'] / m['est_runtime']:.2f}x" if m and l and m["est_runtime"] > 0
+                   else "-")
+            L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) + f" | {est} |")
+    L.append("")
+
+    # ---- median times
+    L += ["## Median job time (s)", "",
+          "| workload | F | " + " | ".join(pols) + " | unlimited (plugin off) |",
+          "|---|---|" + "---|" * (len(pols) + 1)]
+    for w in wls:
+        for f in fracs:
+            cells = [_f(median_jct(runs, w, p, f)) for p in pols]
+            L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) +
+                     f" | {_f((cal.get(w) or {}).get('jct_unlimited_s'))} |")
+    L.append("")
+
+    # ---- hit ratios
+    L += ["## Hit ratios (measured median; simulator replay of the calibration trace in brackets)", "",
+          "Hit ratio = cached reads that hit / all cached reads; effective hit ratio = tasks whose "
+          "cached inputs all hit / tasks with cached inputs. `min` is Belady's bound in the simulator.",
+          "", "| workload | F | " + " | ".join(f"{p} hit / eff." for p in pols) + " | min hit / eff. (sim) |",
+          "|---|---|" + "---|" * (len(pols) + 1)]
+    for w in wls:
+        for f in fracs:
+            cells = []
+            for p in pols:
+                h = median_of(runs, "hit_ratio", w, p, f)
+                e = median_of(runs, "effective_hit_ratio", w, p, f)
+                s = sim_row(sim, w, p, f)
+                simc = f" ({_pct(s['hit_ratio'])} / {_pct(s['effective_hit_ratio'])})" if s else ""
+                cells.append(f"{_pct(h)} / {_pct(e)}{simc}")
+            m = sim_row(sim, w, "min", f)
+            L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) +
+                     f" | {_pct(m['hit_ratio']) if m else '-'} / {_pct(m['effective_hit_ratio']) if m else '-'} |")
+    L.append("")
+
+    # ---- evictions / plan latency
+    L += ["## Evictions, recomputations, plan latency (medians over repeats)", "",
+          "| workload | F | policy | evictions | misses (recomputed or re-read partitions) | "
+          "plan latency median / p99 (ms) | evictions per RDD (last repeat) |", "|---|---|---|---|---|---|---|"]
+    for w in wls:
+        for f in fracs:
+            for p in pols:
+                rs = ok_runs(select(runs, w, p, f))
+                if not rs:
+                    continue
+                pl = [r["plan_latency_ms"] for r in rs if r.get("plan_latency_ms")]
+                med = statistics.median([x["median"] for x in pl if x.get("median") is not None] or [0])
+                p99 = statistics.median([x["p99"] for x in pl if x.get("p99") is not None] or [0])
+                last = max(rs, key=lambda r: r["repeat"]).get("evictions_per_rdd") or {}
+                top = ", ".join(f"{k}:{v}" for k, v in sorted(last.items(), key=lambda kv: -kv[1])[:6])
+                L.append(f"| {w} | {fkey(f)} | {p} | {_f(median_of(runs, 'evictions', w, p, f), '{:.0f}')} | "
+                         f"{_f(median_of(runs, 'misses', w, p, f), '{:.0f}')} | {med:.1f} / {p99:.1f} | {top} |")
+    L.append("")
+
+    # ---- goals
+    L += ["## Goals", "", "| goal | met | measured | gap |", "|---|---|---|---|"]
+    for g in goals.evaluate(res):
+        L.append(f"| {g['goal']} | {'yes' if g['met'] else '**NO**'} | {g['value']} | {g.get('gap') or ''} |")
+    L.append("")
+
+    # ---- checksums
+    L += ["## Checksums", ""]
+    if not runs:
+        L.append("No runs recorded.")
+    elif failed:
+        L += [f"**{len(failed)} run(s) FAILED:**", "", "| workload | F | repeat | policy | status | checksum | reference | error |",
+              "|---|---|---|---|---|---|---|---|"]
+        for r in failed:
+            err = (r.get("error") or "").splitlines()[0][:120] if r.get("error") else ""
+            L.append(f"| {r['workload']} | {fkey(r['cache_fraction'])} | {r['repeat']} | {r['policy']} | "
+                     f"{r.get('status')} | `{r.get('checksum')}` | `{r.get('reference_checksum')}` | {err} |")
+    else:
+        L.append(f"All {len(runs)} runs: checksum equal to the plugin-off reference.")
+    L.append("")
+
+    # ---- analysis
+    L += ["## Analysis", ""]
+    note = (out / "analysis.md") if out else None
+    if note is not None and note.exists():
+        L += [note.read_text().strip(), ""]
+    else:
+        L += ["(no analysis.md next to results.json)", ""]
+    L += ["Plots: `time_vs_fraction.png` (median job time normalised to LRU), "
+          "`hit_ratio_vs_fraction.png` (measured hit ratio per policy, `min` from the simulator).", ""]
+    return "\n".join(L)
+
+
+def plots(res: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs, sim = res.get("runs", []), res.get("sim", [])
+    st = res.get("settings", {})
+    wls, pols, fracs = st.get("workloads", []), st.get("policies", []), st.get("cache_fractions", [])
+    n = max(1, len(wls))
+    for name, what in (("time_vs_fraction.png", "time"), ("hit_ratio_vs_fraction.png", "hit")):
+        fig, axes = plt.subplots(1, n, figsize=(4 * n, 3.4), squeeze=False)
+        for ax, w in zip(axes[0], wls):
+            for p in pols:
+                ys = []
+                for f in fracs:
+                    if what == "time":
+                        s = speedup(runs, w, p, f)
+                        ys.append(1 / s["median"] if s else float("nan"))
+                    else:
+                        h = median_of(runs, "hit_ratio", w, p, f)
+                        ys.append(h if h is not None else float("nan"))
+                ax.plot(fracs, ys, marker="o", label=p)
+            if what == "hit":
+                ys = [(sim_row(sim, w, "min", f) or {}).get("hit_ratio", float("nan")) for f in fracs]
+                ax.plot(fracs, ys, "k--", marker="x", label="min (sim)")
+                ax.set_ylim(0, 1.05)
+                ax.set_ylabel("hit ratio")
+            else:
+                ax.axhline(1.0, color="grey", lw=0.8)
+                ax.set_ylabel("job time / LRU (median ratio)")
+            ax.set_title(w)
+            ax.set_xlabel("cache fraction")
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
