@@ -1,7 +1,9 @@
 """Build the spark-lrc JVM shim jar with ``javac`` against the jars of the installed pyspark.
 
 The jar is cached under ``$SPARK_LRC_CACHE`` (default ``~/.cache/spark-lrc``) by a hash of the
-Java sources and the Spark version, and written by atomic rename so concurrent builds are safe.
+Java sources, the settings' defaults and the Spark version, and written by atomic rename so
+concurrent builds are safe. The defaults of ``spark.lrc.*`` come from their one registry,
+``spark_plugin/config.py``, and go into the jar as a resource (the JVM side keeps no copy).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 JAVA_ROOT = Path(__file__).resolve().parent / "java"
+DEFAULTS_RESOURCE = "org/sparklrc/lrc-defaults.properties"  # read by Settings.java
 JAVAC_MISSING = (
     "javac not found: install a JDK 17 (e.g. apt-get install openjdk-17-jdk-headless) "
     "or put its bin/ on PATH (or set JAVA_HOME); the spark-lrc shim is compiled from source "
@@ -46,6 +49,13 @@ def sources() -> list[Path]:
     return sorted(JAVA_ROOT.rglob("*.java"))
 
 
+def defaults_properties() -> str:
+    """`spark.lrc.*` defaults from the Python registry, as a Java properties file."""
+    from spark_plugin.config import KEYS
+
+    return "".join(f"{k.name}={k.default}\n" for k in KEYS if k.default is not None)
+
+
 def source_hash() -> str:
     h = hashlib.sha256()
     for src in sources():
@@ -53,6 +63,7 @@ def source_hash() -> str:
         h.update(b"\0")
         h.update(src.read_bytes())
         h.update(b"\0")
+    h.update(defaults_properties().encode())
     return h.hexdigest()[:16]
 
 
@@ -79,6 +90,7 @@ def find_tool(name: str) -> str | None:
 
 
 def _pack(classes: Path, out: Path) -> None:
+    """Jar everything under `classes` (class files and resources)."""
     jar_tool = find_tool("jar")
     if jar_tool:
         res = subprocess.run([jar_tool, "cf", str(out), "-C", str(classes), "."],
@@ -87,7 +99,7 @@ def _pack(classes: Path, out: Path) -> None:
             return
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: spark-lrc\r\n\r\n")
-        for f in sorted(classes.rglob("*.class")):
+        for f in sorted(p for p in classes.rglob("*") if p.is_file()):
             zf.write(f, f.relative_to(classes).as_posix())
 
 
@@ -110,6 +122,7 @@ def build(force: bool = False) -> Path:
         if res.returncode != 0:
             raise ShimBuildError(
                 "javac failed to compile the spark-lrc shim:\n" + res.stdout + res.stderr)
+        (classes / DEFAULTS_RESOURCE).write_text(defaults_properties(), encoding="ISO-8859-1")
         part = Path(tmp) / "shim.jar"
         _pack(classes, part)
         os.replace(part, target)  # atomic: concurrent builders each rename a complete jar

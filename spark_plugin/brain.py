@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -19,6 +18,7 @@ from lrc.planner import Planner
 from lrc.trace import load_trace
 
 from .bridge import JvmBridge
+from . import wire
 from .config import LrcSettings
 from .events import blocks, in_memory, job_from_event
 from .metrics import Metrics
@@ -27,13 +27,6 @@ from .recorder import TraceRecorder
 
 log = logging.getLogger("spark_lrc")
 Block = tuple[int, int]
-
-
-def _num(x: float) -> str:
-    """Priority as Java's Double.parseDouble reads it, short."""
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
 
 
 class Brain:
@@ -51,30 +44,32 @@ class Brain:
         self.executors: dict[str, dict[str, Any]] = {}
         self._published_rdds: set[int] = set()
         self._published_stages: set[int] = set()
+        self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
         self._unplanned_job_times: list[float] = []
         self._dirty = False  # events applied since the last publish
         self._cpu_s = 0.0
         self._last_publish = 0.0
         self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the state below; held while applying a batch
+        self._consume = threading.Lock()  # the event buffer: held from drain to applied
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
         self._warned: set[str] = set()
-        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {
-            "job_start": self._job_start,
-            "stage_submitted": lambda ev: self._planner_call("stage_submitted", ev["stage"]),
-            "stage_completed": lambda ev: self._planner_call("stage_completed", ev["stage"]),
-            "job_end": self._job_end,
-            "task_end": self._task_end,
-            "task_cache": self._task_cache,
-            "block": self._block,
-            "unpersist": self._unpersist,
-            "executor_added": self._executor_added,
-            "executor_removed": lambda ev: self.executors.pop(str(ev["executor"]), None),
-            "executor_plugin": lambda ev: self.metrics.executor_plugin(
-                str(ev["executor"]), bool(ev.get("installed")), ev.get("error") or ""),
-            "table_in_force": lambda ev: self.metrics.executor_wait_ms.append(float(ev.get("waited_ms", 0))),
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            wire.JobStart: self._job_start,
+            wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage),
+            wire.StageCompleted: lambda ev: self._planner_call("stage_completed", ev.stage),
+            wire.JobEnd: lambda ev: self._planner_call("job_ended", ev.job),
+            wire.TaskEnd: self._task_end,
+            wire.TaskCache: self._task_cache,
+            wire.BlockUpdate: self._block,
+            wire.Unpersist: lambda ev: self._planner_call("rdd_unpersisted", ev.rdd),
+            wire.ExecutorAdded: self._executor_added,
+            wire.ExecutorRemoved: lambda ev: self.executors.pop(ev.executor, None),
+            wire.ExecutorPlugin: lambda ev: self.metrics.executor_plugin(
+                ev.executor, ev.installed, ev.error),
+            wire.TableInForce: lambda ev: self.metrics.executor_wait_ms.append(float(ev.waited_ms)),
         }
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -98,15 +93,25 @@ class Brain:
     def step(self, wait_ms: int = 0, force: bool = False) -> int:
         """Drain one batch (waiting up to `wait_ms` for a first event), apply it, and publish
         what changed: plans of new jobs at once, count changes at most every publishMs.
-        Returns the number of events."""
-        lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)))
-        with self._lock:
-            for line in lines:
-                self._handle(line)
-            self._dirty = self._dirty or bool(lines)
-            if self._dirty and (force or self._has_new_stages() or self._publish_due_in() <= 0):
-                self._publish()
+        Returns the number of events.
+
+        One consumer at a time: a caller drains only after the previous batch has been applied,
+        so events are applied in the order Spark emitted them, whichever thread calls."""
+        with self._consume:
+            lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)))
+            with self._lock:
+                for line in lines:
+                    self._handle(line)
+                self._dirty = self._dirty or bool(lines)
+                if self._dirty and (force or self._has_new_stages() or self._publish_due_in() <= 0):
+                    self._publish()
         return len(lines)
+
+    def sync(self, max_batches: int = 1000) -> None:
+        """Apply every event buffered so far, so that stats() and the table are current."""
+        for _ in range(max_batches):
+            if not self.step():
+                return
 
     def _publish_due_in(self) -> float:
         """Milliseconds until count changes may be published again."""
@@ -116,7 +121,10 @@ class Brain:
         return bool(self._unplanned_job_times)
 
     def close(self) -> dict[str, Any]:
-        """Stop the thread, apply the last events, write stats/trace files. Idempotent."""
+        """Stop the thread, apply the last events, write stats/trace files. Idempotent.
+
+        Called once the application has ended: the last events still count in the stats even
+        when the last publish fails because the driver plugin is already gone."""
         with self._lock:
             if self._closed:
                 return self.stats()
@@ -136,8 +144,8 @@ class Brain:
     # ---- events ----------------------------------------------------------------------------
     def _handle(self, line: str) -> None:
         try:
-            ev = json.loads(line)
-            handler = self._handlers.get(ev.get("e"))
+            ev = wire.decode_event(line)
+            handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
             if self.recorder is not None:
@@ -155,18 +163,15 @@ class Brain:
             self._fall_back(f"{method}{args!r} failed: {e!r}")
             return None
 
-    def _job_start(self, ev: dict[str, Any]) -> None:
+    def _job_start(self, ev: wire.JobStart) -> None:
         job, stages, rdds = job_from_event(ev)
-        self._unplanned_job_times.append(float(ev.get("time", time.time() * 1000)))
+        self._unplanned_job_times.append(float(ev.time))
         self._planner_call("add_job", job, stages, rdds)
 
-    def _job_end(self, ev: dict[str, Any]) -> None:
-        self._planner_call("job_ended", ev["job"])
-
-    def _task_end(self, ev: dict[str, Any]) -> None:
-        if not ev.get("success", True):
+    def _task_end(self, ev: wire.TaskEnd) -> None:
+        if not ev.success:
             return
-        stage, part = int(ev["stage"]), int(ev["partition"])
+        stage, part = ev.stage, ev.partition
         # The executor's report on this task may come after its end: keep what it was to read.
         self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
         while len(self._finished_reads) > 100_000:
@@ -182,32 +187,27 @@ class Brain:
         except Exception:
             return []
 
-    def _task_cache(self, ev: dict[str, Any]) -> None:
-        stage, part = int(ev["stage"]), int(ev["partition"])
-        self.metrics.task(str(ev["executor"]), self._planned_reads(stage, part),
-                          set(blocks(ev.get("hits", ()))), set(blocks(ev.get("puts", ()))),
-                          blocks(ev.get("evicted", ())), self._in_memory_somewhere)
-        self.metrics.eviction_reasons(str(ev["executor"]), stage, part, ev.get("evictions", ()))
+    def _task_cache(self, ev: wire.TaskCache) -> None:
+        stage, part = ev.stage, ev.partition
+        self.metrics.task(ev.executor, self._planned_reads(stage, part), set(blocks(ev.hits)),
+                          set(blocks(ev.puts)), blocks(ev.evicted), self._in_memory_somewhere)
+        self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
 
     def _in_memory_somewhere(self, block: Block) -> bool:
         return bool(self.planner.locations.get(block))
 
-    def _block(self, ev: dict[str, Any]) -> None:
-        b = blocks([ev["block"]])
+    def _block(self, ev: wire.BlockUpdate) -> None:
+        b = blocks([ev.block])
         if not b:
             return
-        executor, mem = str(ev["executor"]), int(ev.get("mem", 0))
-        if in_memory(ev.get("level", "")) and mem > 0:
+        executor, mem = ev.executor, ev.mem
+        if in_memory(ev.level) and mem > 0:
             self._planner_call("block_cached", b[0], executor, mem)
         else:
             self._planner_call("block_removed", b[0], executor)
 
-    def _unpersist(self, ev: dict[str, Any]) -> None:
-        self._planner_call("rdd_unpersisted", int(ev["rdd"]))
-
-    def _executor_added(self, ev: dict[str, Any]) -> None:
-        self.executors[str(ev["executor"])] = {
-            "host": ev.get("host"), "cores": ev.get("cores"), "resources": ev.get("resources") or {}}
+    def _executor_added(self, ev: wire.ExecutorAdded) -> None:
+        self.executors[ev.executor] = {"host": ev.host, "cores": ev.cores, "resources": ev.resources}
 
     # ---- tables ----------------------------------------------------------------------------
     def _publish(self) -> None:
@@ -222,25 +222,31 @@ class Brain:
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
-        rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed}
+        rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed} | self._unsent
+        self._unsent = set()
         if not rdds and not new_stages:
             self._unplanned_job_times.clear()
             return
-        arrays = ";".join(self._rdd_array(r) for r in sorted(rdds))
+        arrays = wire.encode_arrays({r: self._priorities(r) for r in sorted(rdds)})
         self.version += 1
-        self.bridge.publish(self.version, arrays, ",".join(map(str, sorted(new_stages))))
+        try:
+            self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
+        except Exception as e:  # executors keep the table they have; the next publish retries
+            self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
+            self._unsent = rdds
+            self._dirty = True
+            return
         self._published_rdds |= rdds
         self._published_stages |= new_stages
         now = time.time() * 1000
         self.metrics.plan_latency_ms.extend(now - t for t in self._unplanned_job_times)
         self._unplanned_job_times.clear()
 
-    def _rdd_array(self, rdd: int) -> str:
+    def _priorities(self, rdd: int) -> list[float]:
+        """Priority per partition of a cached RDD; none (removed from the table) otherwise."""
         r = self.planner.dag.rdds.get(rdd)
         n = r.num_partitions if r is not None and r.cached else 0
-        if not n:
-            return f"{rdd}="
-        return f"{rdd}=" + ",".join(_num(self.planner.priority((rdd, p))) for p in range(n))
+        return [self.planner.priority((rdd, p)) for p in range(n)]
 
     def _fall_back(self, why: str) -> None:
         """Clear every published priority so executors evict in Spark's LRU order again."""
@@ -250,8 +256,9 @@ class Brain:
         log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
         try:
             self.version += 1
-            self.bridge.publish(self.version, ";".join(f"{r}=" for r in sorted(self._published_rdds)),
-                                ",".join(map(str, sorted(self._published_stages))))
+            self.bridge.publish(self.version,
+                                wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
+                                wire.encode_stages(self._published_stages))
         except Exception as e:
             log.warning("spark-lrc: could not clear the priority table: %r", e)
 

@@ -1,6 +1,7 @@
 """The one py4j handle to the JVM shim's static `org.sparklrc.LrcBridge` on the driver.
 
-Every call crosses py4j once and carries strings, never Scala collections (see docs/DESIGN.md §3).
+Every call crosses py4j once and carries strings, never Scala collections (see docs/DESIGN.md §3):
+event lines and table text, in the formats `spark_plugin/wire.py` defines.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Every `spark.lrc.*` configuration key, documented once, with its default and its check.
 
 The same registry serves Spark confs (`--conf spark.lrc.policy=lerc`), keyword arguments
-(`enable(spark, policy="lerc")`) and the README table (`python -m spark_plugin conf`).
+(`enable(spark, policy="lerc")`), the README table (`python -m spark_plugin conf`) and the JVM
+shim: its jar carries these defaults (jvm_shim/build.py), `configure`/`spark-lrc-submit` set every
+resolved value as a conf, and the driver plugin hands them to executors.
 """
 from __future__ import annotations
 
@@ -54,14 +56,20 @@ def _path(value: str) -> str | None:
     return value or None
 
 
+def _conf_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 @dataclass(frozen=True)
 class Key:
-    """One configuration key: its Spark name, Python keyword, default, parser and doc."""
+    """One configuration key: its Spark name, Python keyword, default, parser and doc.
+    `internal` keys are test hooks: usable, but not in the user-facing table."""
 
     name: str
     default: str | None
     parse: Callable[[str], Any]
     doc: str
+    internal: bool = False
 
     @property
     def kwarg(self) -> str:
@@ -100,7 +108,8 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
-        "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays)."),
+        "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
+        internal=True),
 )
 BY_NAME: dict[str, Key] = {k.name: k for k in KEYS}
 BY_KWARG: dict[str, Key] = {k.kwarg: k for k in KEYS}
@@ -119,7 +128,9 @@ class LrcSettings:
             raise AttributeError(kwarg) from None
 
     def as_spark_conf(self) -> dict[str, str]:
-        return {k.name: str(self.values[k.kwarg]) for k in KEYS if self.values[k.kwarg] is not None}
+        """Every set value as a Spark conf, in the form the defaults are written."""
+        return {k.name: _conf_text(self.values[k.kwarg]) for k in KEYS
+                if self.values[k.kwarg] is not None}
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, str] | None = None, **kwargs: Any) -> "LrcSettings":
@@ -151,7 +162,7 @@ class LrcSettings:
 
 
 def markdown_table() -> str:
-    """The configuration table for the README."""
+    """The configuration table for the README (user-facing keys only)."""
     rows = ["| key | default | meaning |", "|---|---|---|"]
-    rows += [f"| `{k.name}` | `{k.default}` | {k.doc} |" for k in KEYS]
+    rows += [f"| `{k.name}` | `{k.default}` | {k.doc} |" for k in KEYS if not k.internal]
     return "\n".join(rows)

@@ -46,7 +46,7 @@ def settle(expected_tasks: int, timeout: float = 20.0) -> dict[str, Any]:
     brain = active_brain()
     deadline = time.time() + timeout
     while True:
-        brain.step()
+        brain.sync()
         s = brain.stats()
         if s["tasks"] >= expected_tasks or time.time() > deadline:
             return s

@@ -1,68 +1,57 @@
-"""Translate the shim's event JSON (docs/DESIGN.md §3) into `lrc` DAG types.
+"""Translate decoded shim events (`spark_plugin.wire` records) into `lrc` DAG types.
 
-Only this module knows the wire field names; the rest of the brain speaks `lrc`.
+`wire` knows the field names; this module knows what they mean for the planner.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from lrc.dag import RDD, Dependency, Job, Stage, parse_block
+
+from .wire import Dep, JobStart, RddInfo
 
 IN_MEMORY_LEVELS = ("MEMORY",)  # MEMORY_ONLY, MEMORY_AND_DISK, *_SER, *_2, OFF_HEAP is separate
 
 
-def _dependency(d: dict[str, Any]) -> Dependency:
-    return Dependency(
-        parent=int(d["parent"]),
-        kind=d.get("kind", "unknown"),
-        in_start=int(d.get("in_start", 0)),
-        out_start=int(d.get("out_start", 0)),
-        length=int(d.get("length", 0)),
-        mapping=[list(m) for m in d["map"]] if d.get("map") is not None else None,
-    )
+def _dependency(d: Dep) -> Dependency:
+    return Dependency(parent=d.parent, kind=d.kind, in_start=d.in_start, out_start=d.out_start,
+                      length=d.length, mapping=d.map)
 
 
-def _rdd(r: dict[str, Any], stage_rdds: set[int]) -> RDD:
+def _rdd(r: RddInfo, stage_rdds: set[int]) -> RDD:
     """An RDD as the listener saw it. Without `deps` (no lineage walk), a parent outside the
     stage is a shuffle boundary and one inside it a narrow dependency of unknown mapping."""
-    if r.get("deps") is not None:
-        deps = tuple(_dependency(d) for d in r["deps"])
+    if r.deps is not None:
+        deps = tuple(_dependency(d) for d in r.deps)
     else:
-        deps = tuple(Dependency(parent=int(p), kind="unknown" if int(p) in stage_rdds else "shuffle")
-                     for p in r.get("parents", ()))
-    return RDD(
-        id=int(r["id"]),
-        num_partitions=int(r["parts"]),
-        deps=deps,
-        cached=bool(r.get("cached", False)),
-        storage_level=r.get("level", "NONE"),
-        name=r.get("name", ""),
-    )
+        deps = tuple(Dependency(parent=p, kind="unknown" if p in stage_rdds else "shuffle")
+                     for p in r.parents)
+    return RDD(id=r.id, num_partitions=r.parts, deps=deps, cached=r.cached,
+               storage_level=r.level, name=r.name)
 
 
-def job_from_event(ev: dict[str, Any]) -> tuple[Job, list[Stage], list[RDD]]:
+def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
     """`job_start` -> (Job, its Stages, the RDDs they contain; each RDD once)."""
     stages: list[Stage] = []
     rdds: dict[int, RDD] = {}
-    for s in ev["stages"]:
-        stage_rdds = {int(r["id"]) for r in s.get("rdds", ())}
-        for r in s.get("rdds", ()):
+    for s in ev.stages:
+        stage_rdds = {r.id for r in s.rdds}
+        for r in s.rdds:
             rdd = _rdd(r, stage_rdds)
             # The same RDD appears in several stages' lists; keep the most detailed description.
             known = rdds.get(rdd.id)
             if known is None or (not known.deps and rdd.deps):
                 rdds[rdd.id] = rdd
-        parts = rdds[int(s["rdd"])].num_partitions if int(s["rdd"]) in rdds else int(s["tasks"])
-        n = int(s["tasks"])
+        parts = rdds[s.rdd].num_partitions if s.rdd in rdds else s.tasks
         stages.append(Stage(
-            id=int(s["stage"]),
-            rdd_id=int(s["rdd"]),
-            num_tasks=n,
-            parent_ids=tuple(int(p) for p in s.get("parents", ())),
-            job_id=int(ev["job"]),
-            partitions=None if n >= parts else tuple(range(n)),
+            id=s.stage,
+            rdd_id=s.rdd,
+            num_tasks=s.tasks,
+            parent_ids=s.parents,
+            job_id=ev.job,
+            partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
         ))
-    job = Job(id=int(ev["job"]), stage_ids=tuple(s.id for s in stages))
+    job = Job(id=ev.job, stage_ids=tuple(s.id for s in stages))
     return job, stages, list(rdds.values())
 
 

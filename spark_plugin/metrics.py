@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .wire import Eviction
+
 Block = tuple[int, int]
 RECENT_EVICTIONS = 200
 
@@ -86,17 +88,14 @@ class Metrics:
             self.evictions_per_rdd[rdd] += 1
 
     def eviction_reasons(self, executor: str, stage: int, partition: int,
-                         reasons: Iterable[dict[str, Any]]) -> None:
+                         reasons: Iterable[Eviction]) -> None:
         """The executor's reason for each eviction of one task (see module docstring)."""
         for r in reasons:
-            order = str(r.get("order") or "unknown")
-            target = r.get("for")
-            self.eviction_orders[order] += 1
-            self.evicted_for_rdd[_rdd_of(target)] += 1
+            self.eviction_orders[r.order] += 1
+            self.evicted_for_rdd[_rdd_of(r.for_block)] += 1
             self.recent_evictions.append({
                 "executor": executor, "stage": stage, "partition": partition,
-                "block": r.get("block"), "order": order, "priority": r.get("priority"),
-                "for": target})
+                "block": r.block, "order": r.order, "priority": r.priority, "for": r.for_block})
 
     def snapshot(self, **extra: Any) -> dict[str, Any]:
         execs = dict(self.executors)

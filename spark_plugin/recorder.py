@@ -10,10 +10,11 @@ import dataclasses
 from collections import defaultdict
 from pathlib import Path
 from statistics import median
-from typing import Any
 
 from lrc.dag import AppDAG, Block, parse_block
 from lrc.trace import Event, Trace, save_trace
+
+from . import wire
 
 
 class TraceRecorder:
@@ -22,32 +23,31 @@ class TraceRecorder:
         self.sizes: dict[Block, int] = {}
         self.ever_cached: dict[int, str] = {}  # rdd id -> storage level while it was cached
 
-    def event(self, ev: dict[str, Any]) -> None:
-        """Take one shim event (docs/DESIGN.md §3); ignores kinds a trace does not hold."""
-        kind = ev.get("e")
-        if kind == "job_start":
-            for s in ev["stages"]:
-                for r in s.get("rdds", ()):
-                    if r.get("cached"):
-                        self.ever_cached[int(r["id"])] = r.get("level", "MEMORY_ONLY")
-            self.events.append(Event.job_start(int(ev["job"])))
-        elif kind == "stage_submitted":
-            self.events.append(Event.stage_submitted(int(ev["stage"])))
-        elif kind == "stage_completed":
-            self.events.append(Event.stage_completed(int(ev["stage"])))
-        elif kind == "job_end":
-            self.events.append(Event.job_end(int(ev["job"])))
-        elif kind == "unpersist":
-            self.events.append(Event.unpersist(int(ev["rdd"])))
-        elif kind == "task_end" and ev.get("success", True):
-            self.events.append(Event.task(int(ev["stage"]), int(ev["partition"]),
-                                          executor=str(ev.get("executor", "")),
-                                          duration_s=float(ev.get("duration_ms", 0)) / 1000))
-        elif kind == "block":
-            b = parse_block(ev["block"])
-            size = max(int(ev.get("mem", 0)), int(ev.get("disk", 0)))
-            if b is not None and size > 0:
-                self.sizes[b] = max(size, self.sizes.get(b, 0))
+    def event(self, ev: object) -> None:
+        """Take one decoded shim event; ignores kinds a trace does not hold."""
+        match ev:
+            case wire.JobStart():
+                for s in ev.stages:
+                    for r in s.rdds:
+                        if r.cached:
+                            self.ever_cached[r.id] = r.level
+                self.events.append(Event.job_start(ev.job))
+            case wire.StageSubmitted():
+                self.events.append(Event.stage_submitted(ev.stage))
+            case wire.StageCompleted():
+                self.events.append(Event.stage_completed(ev.stage))
+            case wire.JobEnd():
+                self.events.append(Event.job_end(ev.job))
+            case wire.Unpersist():
+                self.events.append(Event.unpersist(ev.rdd))
+            case wire.TaskEnd(success=True):
+                self.events.append(Event.task(ev.stage, ev.partition, executor=ev.executor,
+                                              duration_s=ev.duration_ms / 1000))
+            case wire.BlockUpdate():
+                b = parse_block(ev.block)
+                size = max(ev.mem, ev.disk)
+                if b is not None and size > 0:
+                    self.sizes[b] = max(size, self.sizes.get(b, 0))
 
     def build(self, dag: AppDAG) -> Trace:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates."""

@@ -7,16 +7,19 @@ the session exists (`configure`); the Python half (the brain) attaches to a runn
 from __future__ import annotations
 
 import atexit
-import functools
 import logging
+import weakref
 from typing import Any
 
+from . import pyspark_hooks
 from .bridge import JvmBridge, ShimNotLoaded, plugin_configured
 from .brain import Brain
 from .config import PLUGIN_CLASS, LrcConfigError, LrcSettings
 
 log = logging.getLogger("spark_lrc")
-_brains: dict[int, Brain] = {}  # id(SparkContext) -> its brain
+# The brain of each running SparkContext. Held weakly, and forgotten as soon as its context stops.
+_brains: weakref.WeakKeyDictionary[Any, Brain] = weakref.WeakKeyDictionary()
+_last_stats: dict[str, Any] | None = None  # the final stats of the brain that closed last
 
 
 def shim_confs(settings: LrcSettings, existing: dict[str, str] | None = None) -> dict[str, str]:
@@ -38,7 +41,7 @@ def configure(builder: Any, **options: Any) -> Any:
     """Set on a `SparkSession.Builder` everything spark-lrc needs; the brain attaches by itself
     when the session starts. Returns the builder, so `configure(SparkSession.builder).getOrCreate()`.
     Options are the `spark.lrc.*` keys as keywords (`policy="lerc"`, `trace_path=...`)."""
-    existing = dict(builder._options)
+    existing = pyspark_hooks.builder_options(builder)
     settings = LrcSettings.from_conf(existing, **options)
     for key, value in shim_confs(settings, existing).items():
         builder = builder.config(key, value)
@@ -48,13 +51,13 @@ def configure(builder: Any, **options: Any) -> Any:
 
 def attach(sc: Any, **options: Any) -> Brain:
     """Start the brain for a running SparkContext whose JVM shim is loaded (idempotent)."""
-    brain = _brains.get(id(sc))
+    brain = _brains.get(sc)
     if brain is not None:
         return brain
     settings = LrcSettings.from_conf(dict(sc.getConf().getAll()), **options)
     brain = Brain(JvmBridge(sc), settings).start()
-    _brains[id(sc)] = brain
-    _close_before_stop(sc, brain)
+    _brains[sc] = brain
+    pyspark_hooks.after_context_stop(sc, lambda: _close(sc))
     log.info("spark-lrc: brain attached (policy %s)", settings.policy)
     return brain
 
@@ -64,7 +67,7 @@ def enable(spark: Any, **options: Any) -> Any:
     returns it. Given a running SparkSession or SparkContext: attaches the brain and returns it;
     if the session was started without the JVM shim, raises LrcConfigError naming the confs
     to set before the session starts."""
-    if hasattr(spark, "_options") and hasattr(spark, "getOrCreate"):
+    if pyspark_hooks.is_builder(spark):
         return configure(spark, **options)
     sc = getattr(spark, "sparkContext", spark)
     try:
@@ -79,35 +82,40 @@ def enable(spark: Any, **options: Any) -> Any:
 
 
 def stats(spark: Any = None) -> dict[str, Any]:
-    """Hits, misses, effective hits, ratios, evictions per executor and RDD, plan latency."""
-    brain = _brains.get(id(getattr(spark, "sparkContext", spark))) if spark is not None else active_brain()
+    """Hits, misses, effective hits, ratios, evictions per executor and RDD, plan latency.
+
+    For a given session or context: its brain's, live. Without one: the running brain's, or once
+    the application has stopped, the final stats its brain wrote when it closed."""
+    if spark is not None:
+        brain = _brains.get(getattr(spark, "sparkContext", spark))
+    else:
+        brain = active_brain()
+        if brain is None and _last_stats is not None:
+            return _last_stats
     if brain is None:
         raise LrcConfigError("spark-lrc is not attached to any running SparkContext")
     return brain.stats()
 
 
 def active_brain() -> Brain | None:
-    return next(reversed(_brains.values()), None) if _brains else None
+    """The brain of the most recently started SparkContext that is still running."""
+    live = list(_brains.values())
+    return live[-1] if live else None
 
 
-def _close_before_stop(sc: Any, brain: Brain) -> None:
-    """Flush the brain (last events, stats and trace files) before the context stops, and at
-    interpreter exit for applications that never call stop()."""
-    stop = sc.stop
-
-    @functools.wraps(stop)
-    def stop_with_flush(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = stop(*args, **kwargs)  # the listener sees application end first
-        finally:
-            brain.close()
-        return result
-
-    sc.stop = stop_with_flush
-    atexit.register(brain.close)
+def _close(sc: Any) -> None:
+    """Flush the brain of `sc` (last events, stats and trace files) and forget it."""
+    global _last_stats
+    brain = _brains.pop(sc, None)
+    if brain is not None:
+        _last_stats = brain.close()
 
 
-_hook_installed = False
+@atexit.register
+def _close_all() -> None:
+    """Applications that never call stop() still get their stats and trace files."""
+    for sc in list(_brains.keys()):
+        _close(sc)
 
 
 def install_context_hook() -> None:
@@ -117,23 +125,13 @@ def install_context_hook() -> None:
     builder configured with `configure` gets it without a second call. A failure to attach is
     logged and the application goes on with Spark's LRU.
     """
-    global _hook_installed
-    if _hook_installed:
-        return
-    from pyspark import SparkContext
+    pyspark_hooks.after_context_init(_attach_if_configured)
 
-    original = SparkContext._do_init
 
-    @functools.wraps(original)
-    def do_init_then_attach(self: Any, *args: Any, **kwargs: Any) -> Any:
-        result = original(self, *args, **kwargs)
-        try:
-            conf = dict(self.getConf().getAll())
-            if plugin_configured(conf.get("spark.plugins")) and LrcSettings.from_conf(conf).brain:
-                attach(self)
-        except Exception as e:
-            log.warning("spark-lrc: brain not attached, Spark's LRU stays in effect: %s", e)
-        return result
-
-    SparkContext._do_init = do_init_then_attach
-    _hook_installed = True
+def _attach_if_configured(sc: Any) -> None:
+    try:
+        conf = dict(sc.getConf().getAll())
+        if plugin_configured(conf.get("spark.plugins")) and LrcSettings.from_conf(conf).brain:
+            attach(sc)
+    except Exception as e:
+        log.warning("spark-lrc: brain not attached, Spark's LRU stays in effect: %s", e)

@@ -58,7 +58,7 @@ def gpu_spark(tmp_path_factory):
         deadline = time.time() + 60
         while len(brain.executors) < 2 and time.time() < deadline:
             spark.sparkContext.parallelize(range(2), 2).count()  # executors register lazily
-            brain.step()
+            brain.sync()
         yield spark, brain
     finally:
         spark.stop()
@@ -108,7 +108,7 @@ def test_hints_prefer_the_executor_holding_the_block_and_report_gpus(gpu_spark):
     rid = rdd.id()
     deadline = time.time() + 20
     while time.time() < deadline:
-        brain.step()
+        brain.sync()
         with brain._lock:
             held = {p for (r, p), w in brain.planner.locations.items() if r == rid and w}
         holders = spark_block_holders(sc, rid)

@@ -140,5 +140,6 @@ def test_a_recorded_run_serves_as_the_profile_of_the_next_run(tmp_path):
     assert second == first
     assert with_profile["profile"] == str(profile) and with_profile["degraded"] is None
     assert with_profile["tasks"] == online["tasks"] > 0
-    # Knowing every job up front can only help the hit ratio, never break accounting.
-    assert with_profile["hit_ratio"] >= online["hit_ratio"] - 0.02, (with_profile, online)
+    # No hit-ratio comparison: which blocks the two runs evict depends on when each table lands
+    # relative to the puts (task timing), which this test does not control. That the profile's
+    # counts drive eviction is tested in tests/spark/test_plugin_eviction.py.

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import jvm_shim
+from spark_plugin.config import KEYS
+
 shim_build = importlib.import_module("jvm_shim.build")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,9 @@ def test_jar_builds_from_source_concurrently_and_is_reused(tmp_path, monkeypatch
     assert jar.parent == tmp_path and jar.name.startswith("spark-lrc-shim-4.")
     assert CLASSES <= set(zipfile.ZipFile(jar).namelist())
     assert not any(n.endswith(".java") for n in zipfile.ZipFile(jar).namelist())
+    defaults = zipfile.ZipFile(jar).read(shim_build.DEFAULTS_RESOURCE).decode().splitlines()
+    assert "spark.lrc.tableWaitMs=1000" in defaults  # from spark_plugin/config.py, the one registry
+    assert len(defaults) == sum(1 for k in KEYS if k.default is not None)
     assert [p.name for p in tmp_path.iterdir()] == [jar.name]  # no temp leftovers
     mtime = jar.stat().st_mtime_ns
     assert jvm_shim.jar_path(build=False) == jar  # cached by source hash + Spark version

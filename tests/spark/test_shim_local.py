@@ -15,6 +15,8 @@ from conftest import BASE_CONF
 from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order,
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
                               session, until_job_end)
+from spark_plugin import wire
+from spark_plugin.config import KEYS
 
 pytestmark = pytest.mark.spark
 
@@ -76,6 +78,19 @@ def test_bridge_active_and_executor_plugin_installed(spark):
     added = [e for e in evs if e["e"] == "executor_added"]
     assert added and added[0]["executor"] == "driver" and added[0]["cores"] == 1
     assert b.dropped() == 0
+
+
+def test_driver_hands_every_setting_to_executors_through_the_plugin_conf(spark):
+    """DriverPlugin.init returns the spark.lrc.* settings (the jar's defaults, from config.py,
+    overlaid by the session's confs); Spark stores them under its plugin prefix and passes them
+    to ExecutorPlugin.init, the executors' only source of settings."""
+    prefix = "spark.plugins.internal.conf.org.sparklrc.LrcPlugin."
+    conf = dict(spark.sparkContext.getConf().getAll())
+    handed = {k.removeprefix(prefix): v for k, v in conf.items() if k.startswith(prefix)}
+    session_lrc = {k: v for k, v in conf.items() if k.startswith("spark.lrc.")}
+    defaults = {k.name: k.default for k in KEYS if k.default is not None}
+    assert handed == defaults | session_lrc
+    assert handed["spark.lrc.pollMs"] == "200" and handed["spark.lrc.bufferSize"] == "100000"
 
 
 def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
@@ -174,8 +189,8 @@ def test_published_table_decides_eviction_order(spark, plain):
     def plan(job_start):
         if "a" not in holder:
             return None
-        stages = ",".join(str(s["stage"]) for s in job_start["stages"])
-        return f"{holder['a']}=" + ",".join(map(str, PRIO_A)), stages
+        stages = wire.encode_stages(s["stage"] for s in job_start["stages"])
+        return wire.encode_arrays({holder["a"]: PRIO_A}), stages
 
     with FakeBrain(spark, plan) as brain:  # the brain's collector sees every event
         out = pressure_scenario(spark, N_A, N_B, before_b=lambda a: holder.setdefault("a", a.id()))

@@ -8,7 +8,9 @@ real executors in tests/spark.
 from __future__ import annotations
 
 import json
+import logging
 import time
+from pathlib import Path
 
 from spark_plugin.brain import Brain
 from spark_plugin.config import LrcSettings
@@ -35,14 +37,15 @@ class RecordingBridge:
 
 def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4) -> str:
     """One job whose single stage reads cached RDD `cached_rdd` through RDD `reader`."""
-    return json.dumps({"e": "job_start", "job": job, "time": time.time() * 1000, "stages": [{
+    return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "stages": [{
         "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
         "rdds": [
             {"id": cached_rdd, "name": "c", "parts": parts, "level": "MEMORY_ONLY", "cached": True,
              "parents": []},
             {"id": reader, "name": "r", "parts": parts, "level": "NONE", "cached": False,
              "parents": [cached_rdd],
-             "deps": [{"parent": cached_rdd, "kind": "one_to_one"}]}]}]})
+             "deps": [{"parent": cached_rdd, "kind": "one_to_one", "in_start": 0, "out_start": 0,
+                       "length": 0, "map": []}]}]}]})
 
 
 def task_end(stage: int, part: int) -> str:
@@ -96,3 +99,50 @@ def test_count_changes_go_out_once_publish_ms_has_passed():
     assert bridge.published[-1][1] == "1=0,1,1,1", bridge.published
     b.step()
     assert len(bridge.published) == 2, "nothing new: no publish"
+
+
+def test_a_malformed_event_is_logged_naming_its_field_and_the_next_ones_still_apply(caplog, capsys):
+    b, bridge = brain(publish_ms=60_000)
+    bad = json.loads(task_end(0, 0))
+    bad["partition"] = "zero"
+    bridge.pending = [json.dumps(bad), job_start(1, 1, cached_rdd=1, reader=3)]
+    with caplog.at_level(logging.WARNING, logger="spark_lrc"):
+        b.step()
+    assert "task_end.partition: expected int, got 'zero'" in caplog.text
+    assert len(bridge.published) == 1, "the job after the bad event must still be planned"
+    assert capsys.readouterr().out == ""
+
+
+def test_every_event_of_the_committed_jvm_fixture_applies_without_a_warning(caplog, tmp_path):
+    lines = (Path(__file__).parents[1] / "fixtures" / "events.jsonl").read_text().splitlines()
+    bridge = RecordingBridge()
+    bridge.pending = list(lines)
+    b = Brain(bridge, LrcSettings.from_conf(policy="lerc", trace_path=str(tmp_path / "t.parquet")))
+    with caplog.at_level(logging.WARNING, logger="spark_lrc"):
+        assert b.step(force=True) == len(lines)
+    assert not caplog.records, caplog.text
+    kinds = {e.kind for e in b.recorder.events}
+    assert kinds >= {"job_start", "stage_submitted", "task", "stage_completed", "job_end",
+                     "unpersist"}
+    s = b.stats()
+    assert s["executors"]["1"]["installed"] is True
+    assert s["eviction_reasons"]["order"] == {"priority": 1}
+    assert s["executor_wait_ms"]["count"] == 1 and set(b.executors) == {"0"}
+
+
+def test_a_failed_publish_loses_no_event_and_its_rdds_go_out_with_the_next_one():
+    b, bridge = brain(publish_ms=0)
+    publish = bridge.publish
+
+    def broken(*args):
+        raise RuntimeError("driver plugin stopped")
+
+    bridge.publish = broken
+    bridge.pending = [job_start(1, 1, cached_rdd=1, reader=3), task_end(1, 0)]
+    b.step()  # the plan's publish fails: logged, the batch is still applied
+    assert b.planner.priority((1, 0)) == 0 and b.planner.priority((1, 1)) == 1
+    bridge.publish = publish
+    b.step()  # no new event: what the failed publish carried goes out now
+    assert len(bridge.published) == 1, bridge.published
+    _, arrays, stages = bridge.published[0]
+    assert arrays == "1=0,1,1,1" and stages == "1", bridge.published

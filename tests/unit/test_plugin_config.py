@@ -1,16 +1,50 @@
 """spark.lrc.* settings and spark-lrc-submit argument handling (no JVM needed)."""
+import re
+from pathlib import Path
+
 import pytest
 
 from spark_plugin.config import KEYS, LrcConfigError, LrcSettings, markdown_table
 from spark_plugin.submit import split_args
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def documented_table(readme: str) -> dict[str, tuple[str, str]]:
+    """README's configuration table: key -> (default, meaning)."""
+    section = readme.split("### Configuration", 1)[1]
+    rows = re.findall(r"^\| `(spark\.lrc\.[^`]+)` \| `([^`]*)` \| (.*) \|$", section, re.M)
+    return {key: (default, meaning) for key, default, meaning in rows}
+
+
+def registry_table() -> dict[str, tuple[str, str]]:
+    return {k.name: (str(k.default), k.doc) for k in KEYS if not k.internal}
+
 
 def test_defaults_match_the_documented_table():
-    s = LrcSettings.from_conf({})
-    assert s.policy == "lrc" and s.peer_mode == "task" and s.table_wait_ms == 1000
-    table = markdown_table()
-    for k in KEYS:
-        assert f"`{k.name}`" in table
+    assert documented_table(README.read_text()) == registry_table()
+
+
+def test_the_readme_comparison_sees_a_changed_default_a_missing_key_and_a_changed_meaning():
+    readme = README.read_text()
+    assert documented_table(readme.replace("| `100` |", "| `200` |")) != registry_table()
+    no_policy = "\n".join(line for line in readme.splitlines() if "`spark.lrc.policy`" not in line)
+    assert documented_table(no_policy) != registry_table()
+    assert documented_table(readme.replace("LERC peer groups", "Peer groups")) != registry_table()
+
+
+def test_the_printed_table_is_the_readme_table_and_hides_test_hooks():
+    assert markdown_table() in README.read_text()
+    hooks = [k for k in KEYS if k.internal]
+    assert [k.name for k in hooks] == ["spark.lrc.forceInstallFailure"]
+    assert "forceInstallFailure" not in markdown_table()
+    assert LrcSettings.from_conf({"spark.lrc.forceInstallFailure": "true"}).force_install_failure
+
+
+def test_resolved_settings_carry_every_default_as_a_spark_conf():
+    """What configure()/spark-lrc-submit set, and the driver plugin forwards to executors."""
+    conf = LrcSettings.from_conf({}).as_spark_conf()
+    assert conf == {k.name: k.default for k in KEYS if k.default is not None}
 
 
 def test_keywords_override_spark_conf_and_are_validated():

@@ -4,11 +4,9 @@ import java.util.ArrayDeque;
 
 /** The bounded driver-side buffer of event JSON lines that Python drains through LrcBridge. */
 final class EventBuffer {
-  static final int DEFAULT_CAPACITY = 100000;
-
   private static final Object LOCK = new Object();
   private static final ArrayDeque<String> LINES = new ArrayDeque<>();
-  private static int capacity = DEFAULT_CAPACITY;
+  private static int capacity = 1; // set by reset() when an application starts
   private static long dropped = 0;
 
   private EventBuffer() {}

@@ -1,5 +1,7 @@
 package org.sparklrc;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.reflect.Field;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,19 +24,20 @@ import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Walks {@code rdd.dependencies()} into the {@code deps} JSON of DESIGN.md section 3. Read-only,
- * best effort: every public method returns null / "" instead of throwing.
+ * Walks {@code rdd.dependencies()} into the {@code deps} of job-start events (written by Events).
+ * Read-only, best effort: every public method returns null / "" instead of throwing.
  */
 final class Lineage {
   /** Largest child partition count for which an explicit partition map is written. */
   static final int MAX_MAP_PARTITIONS = 100000;
   private static final int CACHE_SIZE = 20000;
 
-  /** rdd id -> deps JSON array, remembered so later job starts still see it (RDDs are immutable). */
-  private static final Map<Integer, String> DEPS_CACHE =
-      new LinkedHashMap<Integer, String>(256, 0.75f, true) {
+  /** rdd id -> deps array (never modified once cached), remembered so later job starts still
+   * see it (RDDs are immutable). */
+  private static final Map<Integer, ArrayNode> DEPS_CACHE =
+      new LinkedHashMap<Integer, ArrayNode>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, String> e) {
+        protected boolean removeEldestEntry(Map.Entry<Integer, ArrayNode> e) {
           return size() > CACHE_SIZE;
         }
       };
@@ -47,7 +50,7 @@ final class Lineage {
     }
   }
 
-  static String cachedDeps(int rddId) {
+  static ArrayNode cachedDeps(int rddId) {
     synchronized (DEPS_CACHE) {
       return DEPS_CACHE.get(rddId);
     }
@@ -73,7 +76,7 @@ final class Lineage {
 
   /**
    * Walks the narrow lineage of {@code root} (stopping at shuffle dependencies, which are recorded),
-   * caches each RDD's deps JSON and returns the RDDs seen in walk order.
+   * caches each RDD's deps and returns the RDDs seen in walk order.
    */
   static List<RDD<?>> walk(RDD<?> root) {
     List<RDD<?>> seen = new ArrayList<>();
@@ -84,17 +87,12 @@ final class Lineage {
     while (!todo.isEmpty()) {
       RDD<?> rdd = todo.pollFirst();
       seen.add(rdd);
-      StringBuilder deps = new StringBuilder("[");
-      boolean first = true;
+      ArrayNode deps = Events.array();
       boolean ok = true;
       try {
         int nParts = rdd.partitions().length;
         for (Dependency<?> d : CollectionConverters.asJava(rdd.dependencies())) {
-          if (!first) {
-            deps.append(',');
-          }
-          first = false;
-          deps.append(depJson(d, nParts));
+          deps.add(dep(d, nParts));
           if (d instanceof NarrowDependency) {
             RDD<?> parent = d.rdd();
             if (ids.add(parent.id())) {
@@ -107,20 +105,21 @@ final class Lineage {
       }
       if (ok) {
         synchronized (DEPS_CACHE) {
-          DEPS_CACHE.put(rdd.id(), deps.append(']').toString());
+          DEPS_CACHE.put(rdd.id(), deps);
         }
       }
     }
     return seen;
   }
 
-  private static String depJson(Dependency<?> d, int childParts) {
+  private static ObjectNode dep(Dependency<?> d,
+      int childParts) {
     int parent = d.rdd().id();
     String kind;
     int inStart = 0;
     int outStart = 0;
     int length = 0;
-    String map = "[]";
+    List<List<Integer>> map = new ArrayList<>();
     if (d instanceof ShuffleDependency) {
       kind = "shuffle";
     } else if (d instanceof OneToOneDependency) {
@@ -134,28 +133,21 @@ final class Lineage {
     } else if (d instanceof NarrowDependency && childParts <= MAX_MAP_PARTITIONS) {
       kind = "explicit";
       NarrowDependency<?> nd = (NarrowDependency<?>) d;
-      StringBuilder b = new StringBuilder("[");
       for (int p = 0; p < childParts; p++) {
-        if (p > 0) {
-          b.append(',');
-        }
-        b.append('[');
-        boolean f = true;
-        for (Object x : CollectionConverters.asJava(nd.getParents(p))) {
-          if (!f) {
-            b.append(',');
-          }
-          f = false;
-          b.append(((Number) x).intValue());
-        }
-        b.append(']');
+        map.add(ints(nd.getParents(p)));
       }
-      map = b.append(']').toString();
     } else {
       kind = "unknown";
     }
-    return "{\"parent\":" + parent + ",\"kind\":\"" + kind + "\",\"in_start\":" + inStart
-        + ",\"out_start\":" + outStart + ",\"length\":" + length + ",\"map\":" + map + "}";
+    return Events.dep(parent, kind, inStart, outStart, length, map);
+  }
+
+  static List<Integer> ints(scala.collection.Seq<Object> xs) {
+    List<Integer> out = new ArrayList<>();
+    for (Object x : CollectionConverters.asJava(xs)) {
+      out.add(((Number) x).intValue());
+    }
+    return out;
   }
 
   /** (inStart, outStart, length) of a RangeDependency: private fields, else probed via getParents. */
@@ -204,58 +196,36 @@ final class Lineage {
     return l.replication() > 1 ? base + "_" + l.replication() : base;
   }
 
-  static String rddJson(int id, String name, int parts, StorageLevel level, List<Integer> parents,
-      String deps) {
-    StringBuilder b = new StringBuilder();
-    b.append("{\"id\":").append(id)
-        .append(",\"name\":").append(Json.str(name == null ? "" : name))
-        .append(",\"parts\":").append(parts)
-        .append(",\"level\":\"").append(levelName(level)).append('"')
-        .append(",\"cached\":").append(level != null && level.isValid())
-        .append(",\"parents\":").append(Json.ints(parents));
-    if (deps != null) {
-      b.append(",\"deps\":").append(deps);
-    }
-    return b.append('}').toString();
+  static ObjectNode rdd(int id, String name, int parts,
+      StorageLevel level, List<Integer> parents) {
+    return Events.rdd(id, name, parts, levelName(level), level != null && level.isValid(), parents,
+        cachedDeps(id));
   }
 
   /** One stage of describeStages, built from the scheduler's Stage object. */
-  static String stageJson(Stage s) {
+  private static ObjectNode stage(Stage s) {
     List<RDD<?>> rdds = walk(s.rdd());
     List<Integer> parentStages = new ArrayList<>();
     for (Stage p : CollectionConverters.asJava(s.parents())) {
       parentStages.add(p.id());
     }
     int shuffle = s instanceof ShuffleMapStage ? ((ShuffleMapStage) s).shuffleDep().shuffleId() : -1;
-    StringBuilder b = new StringBuilder();
-    b.append("{\"stage\":").append(s.id())
-        .append(",\"attempt\":").append(s.latestInfo().attemptNumber())
-        .append(",\"rdd\":").append(s.rdd().id())
-        .append(",\"tasks\":").append(s.numTasks())
-        .append(",\"parents\":").append(Json.ints(parentStages))
-        .append(",\"shuffle\":").append(shuffle)
-        .append(",\"rdds\":[");
-    boolean first = true;
+    ArrayNode rddNodes = Events.array();
     for (RDD<?> r : rdds) {
       List<Integer> parents = new ArrayList<>();
       for (Dependency<?> d : CollectionConverters.asJava(r.dependencies())) {
         parents.add(d.rdd().id());
       }
-      if (!first) {
-        b.append(',');
-      }
-      first = false;
-      b.append(rddJson(r.id(), r.name(), r.partitions().length, r.getStorageLevel(), parents,
-          cachedDeps(r.id())));
+      rddNodes.add(rdd(r.id(), r.name(), r.partitions().length, r.getStorageLevel(), parents));
     }
-    return b.append("]}").toString();
+    return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
+        parentStages, shuffle, rddNodes);
   }
 
   /** {"stages":[...]} for the given ids, or "" when any of them cannot be described. */
   static String describeStages(SparkContext sc, String stageIdsCsv) {
     try {
-      StringBuilder b = new StringBuilder("{\"stages\":[");
-      boolean first = true;
+      ArrayNode stages = Events.array();
       for (String tok : stageIdsCsv.split(",")) {
         tok = tok.trim();
         if (tok.isEmpty()) {
@@ -265,13 +235,9 @@ final class Lineage {
         if (s == null) {
           return "";
         }
-        if (!first) {
-          b.append(',');
-        }
-        first = false;
-        b.append(stageJson(s));
+        stages.add(stage(s));
       }
-      return b.append("]}").toString();
+      return Events.stages(stages);
     } catch (Throwable t) {
       return "";
     }

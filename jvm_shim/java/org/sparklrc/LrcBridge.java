@@ -2,7 +2,8 @@ package org.sparklrc;
 
 /**
  * What Python calls through py4j on the driver (DESIGN.md section 3). All methods are static,
- * never throw for a missing plugin, and exchange only strings and numbers.
+ * never throw for a missing plugin, and exchange only strings and numbers: event lines (see
+ * Events) and tables (see TableCodec), whose formats spark_plugin/wire.py documents.
  */
 public final class LrcBridge {
   private LrcBridge() {}
@@ -20,6 +21,11 @@ public final class LrcBridge {
   /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered. */
   public static String drainWait(int max, long waitMs) {
     return EventBuffer.drain(max, waitMs);
+  }
+
+  /** The wire names of every event type the shim can emit, comma-separated. */
+  public static String eventTypes() {
+    return Events.typeNames();
   }
 
   /** Events dropped because the bounded buffer ({@code spark.lrc.bufferSize}) was full. */

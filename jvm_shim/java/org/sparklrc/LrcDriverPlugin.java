@@ -9,7 +9,8 @@ import org.apache.spark.api.plugin.PluginContext;
 
 /**
  * Driver half: registers the listener, owns the table store, answers executors' asks and turns
- * their sends into events. Never throws out of a plugin callback.
+ * their sends into events; hands the {@code spark.lrc.*} settings to executors (see Settings).
+ * Never throws out of a plugin callback.
  */
 public final class LrcDriverPlugin implements DriverPlugin {
   static final String NO_BRAIN_MSG =
@@ -29,22 +30,24 @@ public final class LrcDriverPlugin implements DriverPlugin {
 
   @Override
   public Map<String, String> init(SparkContext sc, PluginContext ctx) {
+    Map<String, String> forExecutors = Collections.emptyMap();
     try {
+      Settings settings = Settings.fromConf(sc.conf());
+      forExecutors = settings.asMap();
       this.sc = sc;
-      EventBuffer.reset((int) Conf.getLong(sc.conf(), Conf.BUFFER_SIZE,
-          EventBuffer.DEFAULT_CAPACITY));
+      EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE));
       Lineage.resetCache();
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();
       current = this;
-      if (!Conf.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
+      if (!Settings.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
         sc.addSparkListener(new LrcListener(sc));
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("driver.init", "spark-lrc: driver plugin failed to start; Spark's LRU stays"
           + " in effect", t);
     }
-    return Collections.emptyMap();
+    return forExecutors; // Spark hands this map to every ExecutorPlugin.init
   }
 
   /** Called by the listener at each job start: the one-line notice when no brain is attached. */

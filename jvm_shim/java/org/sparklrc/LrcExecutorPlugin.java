@@ -11,7 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.TaskFailedReason;
@@ -30,8 +29,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   private PluginContext ctx;
   private String executorId = "?";
   private volatile PriorityEntries entries;
-  private long waitMs = 1000;
-  private long pollMs = 100;
+  private long waitMs;
+  private long pollMs;
   private ExecutorService asker;
   private ScheduledExecutorService poller;
   private final ConcurrentHashMap<Integer, CompletableFuture<Long>> stageAsks =
@@ -54,10 +53,10 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
     try {
       this.ctx = ctx;
       this.executorId = ctx.executorID();
-      SparkConf conf = ctx.conf();
-      waitMs = Math.max(0, Conf.getLong(conf, Conf.TABLE_WAIT_MS, 1000));
-      pollMs = Conf.getLong(conf, Conf.POLL_MS, 100);
-      entries = install(conf);
+      Settings settings = Settings.fromExtraConf(extraConf);
+      waitMs = Math.max(0, settings.getLong(Settings.TABLE_WAIT_MS));
+      pollMs = settings.getLong(Settings.POLL_MS);
+      entries = install(settings);
       installed = entries;
     } catch (Throwable t) {
       entries = null;
@@ -65,8 +64,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       LrcLog.warnOnce("executor.install", "spark-lrc: could not install the policy-ordered "
           + "MemoryStore map on executor " + executorId + "; Spark's LRU stays in effect", t);
     }
-    sendEvent("{\"e\":\"executor_plugin\",\"executor\":" + Json.str(executorId) + ",\"installed\":"
-        + (entries != null) + ",\"error\":" + Json.str(error) + "}");
+    sendEvent(Events.executorPlugin(executorId, entries != null, error));
     if (entries != null) {
       try {
         asker = Executors.newSingleThreadExecutor(r -> daemon(r, "spark-lrc-ask"));
@@ -88,11 +86,12 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
 
   /** Swaps MemoryStore.entries for a PriorityEntries holding the same blocks in the same order. */
   @SuppressWarnings("unchecked")
-  static PriorityEntries install(SparkConf conf) throws Exception {
-    if (Conf.getBool(conf, Conf.FORCE_INSTALL_FAILURE)) {
-      throw new IllegalStateException("install failure forced by " + Conf.FORCE_INSTALL_FAILURE);
+  static PriorityEntries install(Settings settings) throws Exception {
+    if (settings.getBool(Settings.FORCE_INSTALL_FAILURE)) {
+      throw new IllegalStateException("install failure forced by "
+          + Settings.FORCE_INSTALL_FAILURE);
     }
-    String fieldName = Conf.get(conf, Conf.ENTRIES_FIELD, "entries");
+    String fieldName = settings.get(Settings.ENTRIES_FIELD);
     MemoryStore store = SparkEnv.get().blockManager().memoryStore();
     Field f = MemoryStore.class.getDeclaredField(fieldName);
     f.setAccessible(true);
@@ -203,8 +202,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       }
       long v = m.version();
       if (v > 0 && reportedStages.add(stage)) {
-        sendEvent("{\"e\":\"table_in_force\",\"executor\":" + Json.str(executorId)
-            + ",\"version\":" + v + ",\"stage\":" + stage + ",\"waited_ms\":" + waited + "}");
+        sendEvent(Events.tableInForce(executorId, v, stage, waited));
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.taskStart", "spark-lrc: onTaskStart failed (ignored)", t);
@@ -233,11 +231,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       if (c == null) {
         return;
       }
-      sendEvent("{\"e\":\"task_cache\",\"executor\":" + Json.str(executorId) + ",\"stage\":"
-          + task[0] + ",\"partition\":" + task[1] + ",\"task\":" + task[2] + ",\"hits\":" + Json.strs(c.hits) + ",\"puts\":"
-          + Json.strs(c.puts) + ",\"evicted\":" + Json.strs(c.evicted) + ",\"evictions\":"
-          + c.evictionsJson() + ",\"table_version\":"
-          + m.version() + "}");
+      sendEvent(Events.taskCache(executorId, (int) task[0], (int) task[1], task[2], c,
+          m.version()));
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.report", "spark-lrc: task report failed (ignored)", t);
     }

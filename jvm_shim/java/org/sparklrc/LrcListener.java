@@ -1,12 +1,15 @@
 package org.sparklrc;
 
-import java.util.ArrayList;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkContext$;
-import org.apache.spark.resource.ResourceInformation;
 import org.apache.spark.scheduler.JobSucceeded$;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerApplicationEnd;
@@ -21,14 +24,13 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerUnpersistRDD;
 import org.apache.spark.scheduler.Stage;
 import org.apache.spark.scheduler.StageInfo;
-import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockUpdatedInfo;
 import org.apache.spark.storage.RDDBlockId;
 import org.apache.spark.storage.RDDInfo;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Turns Spark listener events into the event JSON lines of DESIGN.md section 3, in the bounded
+ * Turns Spark listener events into event JSON lines (written by Events) in the bounded
  * EventBuffer. Registered by LrcDriverPlugin, or alone via
  * {@code spark.extraListeners=org.sparklrc.LrcListener} (events only, Spark's MemoryStore untouched).
  */
@@ -37,8 +39,8 @@ public class LrcListener extends SparkListener {
 
   /** For {@code spark.extraListeners}. */
   public LrcListener(SparkConf conf) {
-    if (!Conf.pluginConfigured(conf)) { // else LrcDriverPlugin.init already reset the buffer
-      EventBuffer.reset((int) Conf.getLong(conf, Conf.BUFFER_SIZE, EventBuffer.DEFAULT_CAPACITY));
+    if (!Settings.pluginConfigured(conf)) { // else LrcDriverPlugin.init already reset the buffer
+      EventBuffer.reset((int) Settings.fromConf(conf).getLong(Settings.BUFFER_SIZE));
     }
   }
 
@@ -62,37 +64,32 @@ public class LrcListener extends SparkListener {
     return c;
   }
 
-  private static List<Integer> ints(scala.collection.Seq<Object> xs) {
-    List<Integer> out = new ArrayList<>();
-    for (Object x : CollectionConverters.asJava(xs)) {
-      out.add(((Number) x).intValue());
+  /** Buffers the event {@code line} makes (null: nothing to record); never throws. */
+  private static void record(String what, Supplier<String> line) {
+    try {
+      String event = line.get();
+      if (event != null) {
+        EventBuffer.add(event);
+      }
+    } catch (Throwable t) {
+      LrcLog.warnOnce("listener." + what, "spark-lrc: could not record " + what, t);
     }
-    return out;
   }
 
   @Override
   public void onJobStart(SparkListenerJobStart e) {
-    try {
+    record("a job start", () -> {
       LrcDriverPlugin.noteJobStart();
       SparkContext c = context();
-      StringBuilder b = new StringBuilder();
-      b.append("{\"e\":\"job_start\",\"job\":").append(e.jobId())
-          .append(",\"time\":").append(e.time()).append(",\"stages\":[");
-      boolean first = true;
+      ArrayNode stages = Events.array();
       for (StageInfo si : CollectionConverters.asJava(e.stageInfos())) {
-        if (!first) {
-          b.append(',');
-        }
-        first = false;
-        b.append(stageJson(c, si));
+        stages.add(stage(c, si));
       }
-      EventBuffer.add(b.append("]}").toString());
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.jobStart", "spark-lrc: could not record a job start", t);
-    }
+      return Events.jobStart(e.jobId(), e.time(), stages);
+    });
   }
 
-  private static String stageJson(SparkContext c, StageInfo si) {
+  private static ObjectNode stage(SparkContext c, StageInfo si) {
     List<RDDInfo> infos = CollectionConverters.asJava(si.rddInfos());
     int finalRdd = infos.isEmpty() ? -1 : infos.get(0).id();
     Stage live = Lineage.stage(c, si.stageId());
@@ -105,130 +102,78 @@ public class LrcListener extends SparkListener {
       }
     }
     int shuffle = si.shuffleDepId().isDefined() ? ((Number) si.shuffleDepId().get()).intValue() : -1;
-    StringBuilder b = new StringBuilder();
-    b.append("{\"stage\":").append(si.stageId())
-        .append(",\"attempt\":").append(si.attemptNumber())
-        .append(",\"rdd\":").append(finalRdd)
-        .append(",\"tasks\":").append(si.numTasks())
-        .append(",\"parents\":").append(Json.ints(ints(si.parentIds())))
-        .append(",\"shuffle\":").append(shuffle)
-        .append(",\"rdds\":[");
-    boolean first = true;
+    ArrayNode rdds = Events.array();
     for (RDDInfo r : infos) {
-      if (!first) {
-        b.append(',');
-      }
-      first = false;
-      b.append(Lineage.rddJson(r.id(), r.name(), r.numPartitions(), r.storageLevel(),
-          ints(r.parentIds()), Lineage.cachedDeps(r.id())));
+      rdds.add(Lineage.rdd(r.id(), r.name(), r.numPartitions(), r.storageLevel(),
+          Lineage.ints(r.parentIds())));
     }
-    return b.append("]}").toString();
+    return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),
+        Lineage.ints(si.parentIds()), shuffle, rdds);
+  }
+
+  private static long timeOr(scala.Option<Object> t) {
+    return t.isDefined() ? ((Number) t.get()).longValue() : System.currentTimeMillis();
   }
 
   @Override
   public void onStageSubmitted(SparkListenerStageSubmitted e) {
-    try {
-      StageInfo si = e.stageInfo();
-      long time = si.submissionTime().isDefined()
-          ? ((Number) si.submissionTime().get()).longValue() : System.currentTimeMillis();
-      EventBuffer.add("{\"e\":\"stage_submitted\",\"stage\":" + si.stageId() + ",\"attempt\":"
-          + si.attemptNumber() + ",\"tasks\":" + si.numTasks() + ",\"time\":" + time + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.stageSubmitted", "spark-lrc: could not record a stage", t);
-    }
+    StageInfo si = e.stageInfo();
+    record("a stage submission", () -> Events.stageSubmitted(si.stageId(), si.attemptNumber(),
+        si.numTasks(), timeOr(si.submissionTime())));
   }
 
   @Override
   public void onStageCompleted(SparkListenerStageCompleted e) {
-    try {
-      StageInfo si = e.stageInfo();
-      long time = si.completionTime().isDefined()
-          ? ((Number) si.completionTime().get()).longValue() : System.currentTimeMillis();
-      EventBuffer.add("{\"e\":\"stage_completed\",\"stage\":" + si.stageId() + ",\"attempt\":"
-          + si.attemptNumber() + ",\"failed\":" + si.failureReason().isDefined() + ",\"time\":"
-          + time + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.stageCompleted", "spark-lrc: could not record a stage", t);
-    }
+    StageInfo si = e.stageInfo();
+    record("a stage completion", () -> Events.stageCompleted(si.stageId(), si.attemptNumber(),
+        si.failureReason().isDefined(), timeOr(si.completionTime())));
   }
 
   @Override
   public void onTaskEnd(SparkListenerTaskEnd e) {
-    try {
-      EventBuffer.add("{\"e\":\"task_end\",\"stage\":" + e.stageId() + ",\"attempt\":"
-          + e.stageAttemptId() + ",\"partition\":" + e.taskInfo().partitionId() + ",\"executor\":"
-          + Json.str(e.taskInfo().executorId()) + ",\"task\":" + e.taskInfo().taskId()
-          + ",\"success\":" + e.taskInfo().successful() + ",\"duration_ms\":"
-          + e.taskInfo().duration() + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.taskEnd", "spark-lrc: could not record a task end", t);
-    }
+    record("a task end", () -> Events.taskEnd(e.stageId(), e.stageAttemptId(),
+        e.taskInfo().partitionId(), e.taskInfo().executorId(), e.taskInfo().taskId(),
+        e.taskInfo().successful(), e.taskInfo().duration()));
   }
 
   @Override
   public void onBlockUpdated(SparkListenerBlockUpdated e) {
-    try {
-      BlockUpdatedInfo u = e.blockUpdatedInfo();
-      BlockId id = u.blockId();
-      if (!(id instanceof RDDBlockId)) {
-        return;
-      }
-      EventBuffer.add("{\"e\":\"block\",\"executor\":" + Json.str(u.blockManagerId().executorId())
-          + ",\"block\":" + Json.str(id.name()) + ",\"level\":\""
-          + Lineage.levelName(u.storageLevel()) + "\",\"mem\":" + u.memSize() + ",\"disk\":"
-          + u.diskSize() + ",\"time\":" + System.currentTimeMillis() + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.block", "spark-lrc: could not record a block update", t);
-    }
+    BlockUpdatedInfo u = e.blockUpdatedInfo();
+    record("a block update", () -> !(u.blockId() instanceof RDDBlockId) ? null
+        : Events.block(u.blockManagerId().executorId(), u.blockId().name(),
+            Lineage.levelName(u.storageLevel()), u.memSize(), u.diskSize(),
+            System.currentTimeMillis()));
   }
 
   @Override
   public void onUnpersistRDD(SparkListenerUnpersistRDD e) {
-    EventBuffer.add("{\"e\":\"unpersist\",\"rdd\":" + e.rddId() + "}");
+    record("an unpersist", () -> Events.unpersist(e.rddId()));
   }
 
   @Override
   public void onJobEnd(SparkListenerJobEnd e) {
-    try {
-      boolean ok = e.jobResult() == JobSucceeded$.MODULE$;
-      EventBuffer.add("{\"e\":\"job_end\",\"job\":" + e.jobId() + ",\"time\":" + e.time()
-          + ",\"success\":" + ok + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.jobEnd", "spark-lrc: could not record a job end", t);
-    }
+    record("a job end", () -> Events.jobEnd(e.jobId(), e.time(),
+        e.jobResult() == JobSucceeded$.MODULE$));
   }
 
   @Override
   public void onExecutorAdded(SparkListenerExecutorAdded e) {
-    try {
-      StringBuilder res = new StringBuilder("{");
-      boolean first = true;
-      Map<String, ResourceInformation> m =
-          CollectionConverters.asJava(e.executorInfo().resourcesInfo());
-      for (Map.Entry<String, ResourceInformation> r : m.entrySet()) {
-        if (!first) {
-          res.append(',');
-        }
-        first = false;
-        res.append(Json.str(r.getKey())).append(':')
-            .append(Json.strs(java.util.Arrays.asList(r.getValue().addresses())));
-      }
-      res.append('}');
-      EventBuffer.add("{\"e\":\"executor_added\",\"executor\":" + Json.str(e.executorId())
-          + ",\"host\":" + Json.str(e.executorInfo().executorHost()) + ",\"cores\":"
-          + e.executorInfo().totalCores() + ",\"resources\":" + res + "}");
-    } catch (Throwable t) {
-      LrcLog.warnOnce("listener.executorAdded", "spark-lrc: could not record an executor", t);
-    }
+    record("an executor", () -> {
+      Map<String, List<String>> resources = new LinkedHashMap<>();
+      CollectionConverters.asJava(e.executorInfo().resourcesInfo()).forEach(
+          (name, info) -> resources.put(name, Arrays.asList(info.addresses())));
+      return Events.executorAdded(e.executorId(), e.executorInfo().executorHost(),
+          e.executorInfo().totalCores(), resources);
+    });
   }
 
   @Override
   public void onExecutorRemoved(SparkListenerExecutorRemoved e) {
-    EventBuffer.add("{\"e\":\"executor_removed\",\"executor\":" + Json.str(e.executorId()) + "}");
+    record("an executor removal", () -> Events.executorRemoved(e.executorId()));
   }
 
   @Override
   public void onApplicationEnd(SparkListenerApplicationEnd e) {
-    EventBuffer.add("{\"e\":\"app_end\",\"time\":" + e.time() + "}");
+    record("the application end", () -> Events.appEnd(e.time()));
   }
 }

@@ -92,12 +92,6 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
       this.order = order;
       this.priority = priority;
     }
-
-    String json() {
-      return "{\"block\":" + Json.str(block) + ",\"order\":" + Json.str(order) + ",\"priority\":"
-          + (Double.isFinite(priority) ? Double.toString(priority) : "null") + ",\"for\":"
-          + (forBlock == null ? "null" : Json.str(forBlock)) + "}";
-    }
   }
 
   /** What one task did to the cache (reported at task end). */
@@ -118,14 +112,6 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
       for (; unattributed < evictions.size(); unattributed++) {
         evictions.get(unattributed).forBlock = block;
       }
-    }
-
-    String evictionsJson() {
-      StringBuilder b = new StringBuilder("[");
-      for (int i = 0; i < evictions.size(); i++) {
-        b.append(i == 0 ? "" : ",").append(evictions.get(i).json());
-      }
-      return b.append(']').toString();
     }
   }
 

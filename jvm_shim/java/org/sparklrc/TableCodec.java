@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Text forms of the priority table. RDD arrays: {@code rddId=p0,p1,...;rddId2=} (an empty array
- * removes the RDD). Stage lists: comma-separated ids. Reply of a TableRequest:
- * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays}.
+ * Text forms of the priority table, decoded here and nowhere else in Java. RDD arrays and stage
+ * lists are what Python's brain publishes: both formats are documented once, in the docstring of
+ * {@code spark_plugin/wire.py} (their only encoder). The driver re-encodes deltas for executors as
+ * the reply of a TableRequest: {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays}.
+ * Public only so that tests can decode a Python-encoded table through py4j.
  */
-final class TableCodec {
+public final class TableCodec {
   private TableCodec() {}
 
   static double parsePriority(String s) {
@@ -23,7 +25,7 @@ final class TableCodec {
     }
   }
 
-  static Map<Integer, double[]> parseArrays(String text) {
+  public static Map<Integer, double[]> parseArrays(String text) {
     Map<Integer, double[]> out = new LinkedHashMap<>();
     if (text == null || text.trim().isEmpty()) {
       return out;

@@ -1,0 +1,198 @@
+package org.sparklrc;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The one place that writes the shim's event JSON lines, with the Jackson that ships in Spark's
+ * jars. Every event type and field is documented once, in the docstring of
+ * {@code spark_plugin/wire.py} (which decodes them); tests/fixtures/events.jsonl ties the two.
+ */
+final class Events {
+  /** Every event type the shim emits; the wire name is the lower-case constant name. */
+  enum Type {
+    JOB_START, STAGE_SUBMITTED, STAGE_COMPLETED, TASK_END, TASK_CACHE, BLOCK, UNPERSIST, JOB_END,
+    EXECUTOR_ADDED, EXECUTOR_REMOVED, EXECUTOR_PLUGIN, TABLE_IN_FORCE, APP_END;
+
+    String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private Events() {}
+
+  /** The wire names of all event types, comma-separated (for the fixture test). */
+  static String typeNames() {
+    StringBuilder b = new StringBuilder();
+    for (Type t : Type.values()) {
+      b.append(b.length() == 0 ? "" : ",").append(t.wireName());
+    }
+    return b.toString();
+  }
+
+  static String text(ObjectNode node) {
+    try {
+      return MAPPER.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("spark-lrc: cannot write event JSON", e);
+    }
+  }
+
+  private static ObjectNode event(Type type) {
+    return NODES.objectNode().put("e", type.wireName());
+  }
+
+  static ArrayNode array() {
+    return NODES.arrayNode();
+  }
+
+  private static ArrayNode ints(List<Integer> xs) {
+    ArrayNode a = NODES.arrayNode();
+    xs.forEach(a::add);
+    return a;
+  }
+
+  private static ArrayNode strings(Iterable<String> xs) {
+    ArrayNode a = NODES.arrayNode();
+    xs.forEach(a::add);
+    return a;
+  }
+
+  // ------------------------------------------------------------------ driver: listener events
+
+  static String jobStart(int job, long time, ArrayNode stages) {
+    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time);
+    n.set("stages", stages);
+    return text(n);
+  }
+
+  /** One stage of a job start (also of LrcBridge.describeStages). */
+  static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
+      int shuffle, ArrayNode rdds) {
+    ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
+        .put("rdd", finalRdd).put("tasks", tasks);
+    n.set("parents", ints(parents));
+    n.put("shuffle", shuffle);
+    n.set("rdds", rdds);
+    return n;
+  }
+
+  /** One RDD of a stage; {@code deps} is null when the lineage walk did not reach it. */
+  static ObjectNode rdd(int id, String name, int parts, String level, boolean cached,
+      List<Integer> parents, ArrayNode deps) {
+    ObjectNode n = NODES.objectNode().put("id", id).put("name", name == null ? "" : name)
+        .put("parts", parts).put("level", level).put("cached", cached);
+    n.set("parents", ints(parents));
+    if (deps != null) {
+      n.set("deps", deps);
+    }
+    return n;
+  }
+
+  /** One dependency; {@code map} lists each child partition's parent partitions (explicit). */
+  static ObjectNode dep(int parent, String kind, int inStart, int outStart, int length,
+      List<List<Integer>> map) {
+    ObjectNode n = NODES.objectNode().put("parent", parent).put("kind", kind)
+        .put("in_start", inStart).put("out_start", outStart).put("length", length);
+    ArrayNode m = n.putArray("map");
+    map.forEach(ps -> m.add(ints(ps)));
+    return n;
+  }
+
+  /** The answer of LrcBridge.describeStages: {@code {"stages":[stage, ...]}}. */
+  static String stages(ArrayNode stages) {
+    ObjectNode n = NODES.objectNode();
+    n.set("stages", stages);
+    return text(n);
+  }
+
+  static String stageSubmitted(int stage, int attempt, int tasks, long time) {
+    return text(event(Type.STAGE_SUBMITTED).put("stage", stage).put("attempt", attempt)
+        .put("tasks", tasks).put("time", time));
+  }
+
+  static String stageCompleted(int stage, int attempt, boolean failed, long time) {
+    return text(event(Type.STAGE_COMPLETED).put("stage", stage).put("attempt", attempt)
+        .put("failed", failed).put("time", time));
+  }
+
+  static String taskEnd(int stage, int attempt, int partition, String executor, long task,
+      boolean success, long durationMs) {
+    return text(event(Type.TASK_END).put("stage", stage).put("attempt", attempt)
+        .put("partition", partition).put("executor", executor).put("task", task)
+        .put("success", success).put("duration_ms", durationMs));
+  }
+
+  static String block(String executor, String block, String level, long mem, long disk,
+      long time) {
+    return text(event(Type.BLOCK).put("executor", executor).put("block", block)
+        .put("level", level).put("mem", mem).put("disk", disk).put("time", time));
+  }
+
+  static String unpersist(int rdd) {
+    return text(event(Type.UNPERSIST).put("rdd", rdd));
+  }
+
+  static String jobEnd(int job, long time, boolean success) {
+    return text(event(Type.JOB_END).put("job", job).put("time", time).put("success", success));
+  }
+
+  static String executorAdded(String executor, String host, int cores,
+      Map<String, List<String>> resources) {
+    ObjectNode n = event(Type.EXECUTOR_ADDED).put("executor", executor).put("host", host)
+        .put("cores", cores);
+    ObjectNode res = n.putObject("resources");
+    resources.forEach((name, addresses) -> res.set(name, strings(addresses)));
+    return text(n);
+  }
+
+  static String executorRemoved(String executor) {
+    return text(event(Type.EXECUTOR_REMOVED).put("executor", executor));
+  }
+
+  static String appEnd(long time) {
+    return text(event(Type.APP_END).put("time", time));
+  }
+
+  // ------------------------------------------------------------------ executor: sent to the driver
+
+  static String executorPlugin(String executor, boolean installed, String error) {
+    return text(event(Type.EXECUTOR_PLUGIN).put("executor", executor).put("installed", installed)
+        .put("error", error));
+  }
+
+  static String tableInForce(String executor, long version, int stage, long waitedMs) {
+    return text(event(Type.TABLE_IN_FORCE).put("executor", executor).put("version", version)
+        .put("stage", stage).put("waited_ms", waitedMs));
+  }
+
+  static String taskCache(String executor, int stage, int partition, long task,
+      PriorityEntries.TaskCounters c, long tableVersion) {
+    ObjectNode n = event(Type.TASK_CACHE).put("executor", executor).put("stage", stage)
+        .put("partition", partition).put("task", task);
+    n.set("hits", strings(c.hits));
+    n.set("puts", strings(c.puts));
+    n.set("evicted", strings(c.evicted));
+    ArrayNode evictions = n.putArray("evictions");
+    for (PriorityEntries.Eviction e : c.evictions) {
+      ObjectNode x = evictions.addObject().put("block", e.block).put("order", e.order);
+      if (Double.isFinite(e.priority)) {
+        x.put("priority", e.priority);
+      } else {
+        x.putNull("priority");
+      }
+      x.put("for", e.forBlock); // null when no put followed
+    }
+    n.put("table_version", tableVersion);
+    return text(n);
+  }
+}

@@ -1,0 +1,192 @@
+"""The wire between the JVM shim and the Python brain, both directions, defined here once.
+
+The JVM writes events (`org.sparklrc.Events`, with Spark's Jackson) and decodes tables
+(`org.sparklrc.TableCodec`); this module decodes every event into a typed record and encodes
+every table. `tests/fixtures/events.jsonl`, regenerated from real Spark by
+tests/spark/test_wire_fixture.py, holds one of each event and is decoded by tests/unit/test_wire.py,
+so a field renamed on either side fails a test.
+
+Events: one JSON object per line, field `e` the type; every other field is required (decoding is
+strict both ways: a missing, unexpected or mistyped field is a `WireError` naming it), except
+`deps`, which is absent when the lineage walk did not reach the RDD.
+
+    job_start        job, time (ms), stages: [stage]
+      stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
+                     shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd]
+      rdd            id, name, parts, level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
+                     deps: [dep] (optional)
+      dep            parent, kind (one_to_one | range | explicit | shuffle | unknown),
+                     in_start, out_start, length (range), map ([[parent partitions] per child
+                     partition], explicit; else [])
+    stage_submitted  stage, attempt, tasks, time
+    stage_completed  stage, attempt, failed, time
+    task_end         stage, attempt, partition, executor, task, success, duration_ms
+    task_cache       executor, stage, partition, task, hits, puts, evicted (block names),
+                     evictions: [{block, order ("priority" | "lru"), priority (null if
+                     infinite), for (block stored next, or null)}], table_version
+    block            executor, block, level, mem, disk (bytes), time
+    unpersist        rdd
+    job_end          job, time, success
+    executor_added   executor, host, cores, resources ({"gpu": ["0", "1"]})
+    executor_removed executor
+    executor_plugin  executor, installed, error ("" when installed)
+    table_in_force   executor, version, stage, waited_ms
+    app_end          time
+
+`task_cache`, `executor_plugin` and `table_in_force` come from executors (PluginContext.send);
+the others from the driver's listener.
+
+Tables (`LrcBridge.publish(version, rdd_arrays, planned_stages)`, decoded by TableCodec):
+`rdd_arrays` is `;`-separated `rddId=p0,p1,...`, one priority per partition in partition order
+(`Infinity`, `-Infinity` for infinite ones); an empty array `rddId=` removes the RDD from the
+table; only changed RDDs need to be sent. `planned_stages` is the comma-separated ids of the
+stages newly covered by this version.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import types
+import typing
+from dataclasses import MISSING, field, fields, is_dataclass, make_dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+
+class WireError(ValueError):
+    """An event line does not match the wire format; the message names the field."""
+
+
+# ---- records ---------------------------------------------------------------------------------
+
+EVENT_TYPES: dict[str, type] = {}  # wire name -> record class
+
+
+def _record(cls_name: str, /, **spec: Any) -> type:
+    """A frozen dataclass; each field is a type, or (type, dataclasses.field(...))."""
+    return make_dataclass(cls_name, [(k, *v) if isinstance(v, tuple) else (k, v)
+                                 for k, v in spec.items()], frozen=True)
+
+
+def _event(wire_name: str, cls_name: str, /, **spec: Any) -> type:
+    cls = EVENT_TYPES[wire_name] = _record(cls_name, **spec)
+    return cls
+
+
+Ints = tuple[int, ...]
+Strs = tuple[str, ...]
+
+Dep = _record("Dep", parent=int, kind=str, in_start=int, out_start=int, length=int,
+              map=tuple[Ints, ...])
+RddInfo = _record("RddInfo", id=int, name=str, parts=int, level=str, cached=bool, parents=Ints,
+                  deps=(tuple[Dep, ...] | None, field(default=None)))
+StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
+                    shuffle=int, rdds=tuple[RddInfo, ...])
+Eviction = _record("Eviction", block=str, order=str, priority=float | None,
+                   for_block=(str | None, field(metadata={"wire": "for"})))
+
+JobStart = _event("job_start", "JobStart", job=int, time=int, stages=tuple[StageInfo, ...])
+StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=int, tasks=int,
+                        time=int)
+StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,
+                        time=int)
+TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, executor=str,
+                 task=int, success=bool, duration_ms=int)
+TaskCache = _event("task_cache", "TaskCache", executor=str, stage=int, partition=int, task=int,
+                   hits=Strs, puts=Strs, evicted=Strs, evictions=tuple[Eviction, ...],
+                   table_version=int)
+BlockUpdate = _event("block", "BlockUpdate", executor=str, block=str, level=str, mem=int, disk=int,
+                     time=int)
+Unpersist = _event("unpersist", "Unpersist", rdd=int)
+JobEnd = _event("job_end", "JobEnd", job=int, time=int, success=bool)
+ExecutorAdded = _event("executor_added", "ExecutorAdded", executor=str, host=str, cores=int,
+                       resources=dict[str, Strs])
+ExecutorRemoved = _event("executor_removed", "ExecutorRemoved", executor=str)
+ExecutorPlugin = _event("executor_plugin", "ExecutorPlugin", executor=str, installed=bool,
+                        error=str)
+TableInForce = _event("table_in_force", "TableInForce", executor=str, version=int, stage=int,
+                      waited_ms=int)
+AppEnd = _event("app_end", "AppEnd", time=int)
+
+
+# ---- decoding --------------------------------------------------------------------------------
+
+def decode_event(line: str) -> Any:
+    """One event line -> its record. Raises WireError naming what does not match."""
+    try:
+        obj = json.loads(line)
+    except ValueError as e:
+        raise WireError(f"not JSON ({e}): {line[:120]!r}") from None
+    if not isinstance(obj, dict):
+        raise WireError(f"an event must be a JSON object: {line[:120]!r}")
+    kind = obj.pop("e", None)
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise WireError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+    return _decode(cls, obj, kind)
+
+
+@functools.cache
+def wire_fields(cls: type) -> dict[str, tuple[str, Any, bool]]:
+    """Wire name -> (attribute, type, required) of a record class."""
+    hints = typing.get_type_hints(cls)
+    return {f.metadata.get("wire", f.name): (f.name, hints[f.name], f.default is MISSING)
+            for f in fields(cls)}
+
+
+def _decode(cls: type, obj: Any, where: str) -> Any:
+    if not isinstance(obj, dict):
+        raise WireError(f"{where}: expected an object, got {obj!r}")
+    spec = wire_fields(cls)
+    values = {}
+    for name, (attr, tp, required) in spec.items():
+        if name in obj:
+            values[attr] = _value(tp, obj[name], f"{where}.{name}")
+        elif required:
+            raise WireError(f"{where}: field {name!r} is missing")
+    extra = set(obj) - set(spec)
+    if extra:
+        raise WireError(f"{where}: unexpected field(s) {', '.join(sorted(extra))}")
+    return cls(**values)
+
+
+def _value(tp: Any, v: Any, where: str) -> Any:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (types.UnionType, typing.Union):  # X | None
+        return None if v is None else _value(next(a for a in args if a is not type(None)), v, where)
+    if origin is tuple:
+        _expect(v, list, where)
+        return tuple(_value(args[0], x, f"{where}[{i}]") for i, x in enumerate(v))
+    if origin is dict:
+        _expect(v, dict, where)
+        return {k: _value(args[1], x, f"{where}.{k}") for k, x in v.items()}
+    if is_dataclass(tp):
+        return _decode(tp, v, where)
+    if tp is float:
+        _expect(v, (int, float), where)
+        return float(v)
+    _expect(v, tp, where)
+    return v
+
+
+def _expect(v: Any, tp: type | tuple[type, ...], where: str) -> None:
+    if not isinstance(v, tp) or (isinstance(v, bool) and tp is not bool):
+        raise WireError(f"{where}: expected {getattr(tp, '__name__', tp)}, got {v!r}")
+
+
+# ---- tables ----------------------------------------------------------------------------------
+
+def _priority(x: float) -> str:
+    """A priority as Java's Double.parseDouble reads it back exactly, short."""
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def encode_arrays(arrays: Mapping[int, Sequence[float]]) -> str:
+    """`{rdd: priorities per partition}` -> `rdd=p0,p1;...` (an empty sequence removes the RDD)."""
+    return ";".join(f"{rdd}=" + ",".join(_priority(p) for p in ps) for rdd, ps in arrays.items())
+
+
+def encode_stages(stages: Iterable[int]) -> str:
+    return ",".join(map(str, sorted(stages)))

@@ -1,0 +1,78 @@
+"""spark_plugin.wire against the committed JVM output (tests/fixtures/events.jsonl, regenerated
+and checked against real Spark by tests/spark/test_wire_fixture.py); no JVM here."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from spark_plugin import wire
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "events.jsonl"
+LINES = FIXTURE.read_text().splitlines()
+
+
+def len_json(event: dict) -> int:
+    return len(json.dumps(event))
+
+
+def line_of(kind: str) -> dict:
+    """The fixture's richest event of that kind (the one with the most characters)."""
+    return max((json.loads(line) for line in LINES if json.loads(line)["e"] == kind), key=len_json)
+
+
+def test_fixture_holds_every_event_type_and_each_line_decodes_with_all_fields():
+    records = [wire.decode_event(line) for line in LINES]
+    assert {type(r) for r in records} == set(wire.EVENT_TYPES.values())
+    rdds = [r for j in records if isinstance(j, wire.JobStart) for s in j.stages for r in s.rdds]
+    assert any(r.deps for r in rdds), "the optional deps must be covered too"
+    evictions = [x for c in records if isinstance(c, wire.TaskCache) for x in c.evictions]
+    assert evictions and all(isinstance(x, wire.Eviction) for x in evictions)
+
+
+def test_decoded_values_keep_their_types():
+    ev = wire.decode_event(json.dumps(line_of("task_cache") | {"evictions": [
+        {"block": "rdd_3_0", "order": "priority", "priority": 1, "for": None}]}))
+    assert ev.evictions == (wire.Eviction("rdd_3_0", "priority", 1.0, None),)
+    assert isinstance(ev.hits, tuple) and isinstance(ev.table_version, int)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda e: e.update(hit=e.pop("hits")), ["task_cache", "'hits' is missing"]),
+    (lambda e: e.update(extra=1), ["task_cache", "unexpected", "extra"]),
+    (lambda e: e.update(stage="7"), ["task_cache.stage", "expected int", "'7'"]),
+    (lambda e: e.update(table_version=True), ["task_cache.table_version", "expected int"]),
+    (lambda e: e["evictions"][0].pop("for"), ["task_cache.evictions[0]", "'for' is missing"]),
+    (lambda e: e.update(e="task_cached"), ["unknown event type 'task_cached'", "task_cache"]),
+])
+def test_a_field_renamed_on_one_side_is_an_error_naming_it(change, words):
+    ev = line_of("task_cache")
+    change(ev)
+    with pytest.raises(wire.WireError) as e:
+        wire.decode_event(json.dumps(ev))
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_nested_job_start_fields_are_checked_too():
+    ev = line_of("job_start")
+    del ev["stages"][0]["rdds"][0]["parts"]
+    with pytest.raises(wire.WireError, match=r"job_start.stages\[0\].rdds\[0\]: field 'parts'"):
+        wire.decode_event(json.dumps(ev))
+
+
+@pytest.mark.parametrize("line", ["not json", "[1, 2]", "{}"])
+def test_malformed_lines_are_wire_errors(line):
+    with pytest.raises(wire.WireError):
+        wire.decode_event(line)
+
+
+def test_table_encoding():
+    arrays = {7: [3.0, 0.5, math.inf, -math.inf, 0.1, 1e-7], 9: []}
+    text = wire.encode_arrays(arrays)
+    assert text == "7=3,0.5,Infinity,-Infinity,0.1,1e-07;9="
+    assert [float(x) for x in text.split(";")[0][2:].split(",")] == arrays[7]  # exact round trip
+    assert wire.encode_stages({5, 2, 11}) == "2,5,11"
+    assert wire.encode_arrays({}) == "" and wire.encode_stages(()) == ""
