@@ -1,11 +1,11 @@
 package org.sparklrc;
 
 import java.lang.reflect.Field;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,9 +33,14 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   private long pollMs;
   private ExecutorService asker;
   private ScheduledExecutorService poller;
-  private final ConcurrentHashMap<Integer, CompletableFuture<Long>> stageAsks =
-      new ConcurrentHashMap<>();
-  private final Set<Integer> reportedStages = ConcurrentHashMap.newKeySet();
+  /** Per-stage state is kept for the last RECENT_STAGES stages this executor ran tasks of (oldest
+   * started first out), not for the life of the application: live stages are far fewer. A stage
+   * still running after that many newer ones started here merely asks or reports once more. */
+  private static final int RECENT_STAGES = 1024;
+  /** Stage -> its first task's ask (the stage's other tasks wait on it; one ask per stage). */
+  private final Map<Integer, CompletableFuture<Long>> stageAsks = recentStages();
+  /** Stages whose table_in_force event was sent. */
+  private final Set<Integer> reportedStages = Collections.newSetFromMap(recentStages());
   private final Object fetchLock = new Object();
   /** When the last poll went out (nanoTime): an idle executor polls only every IDLE_POLL_NS. */
   private volatile long lastPollNs = 0;
@@ -76,6 +81,17 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
         LrcLog.warnOnce("executor.threads", "spark-lrc: table refresh threads failed", t);
       }
     }
+  }
+
+  private static <V> Map<Integer, V> recentStages() {
+    return Collections.synchronizedMap(new LinkedHashMap<Integer, V>() {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<Integer, V> eldest) {
+        return size() > RECENT_STAGES;
+      }
+    });
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -195,9 +211,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       current.set(new long[] {tc.stageId(), tc.partitionId(), tc.taskAttemptId()});
       int stage = tc.stageId();
       long waited = 0;
-      if (!m.isPlanned(stage) && !stageAsks.containsKey(stage)) {
-        waited = ensureTable(stage);
-      } else if (stageAsks.containsKey(stage) && !stageAsks.get(stage).isDone()) {
+      CompletableFuture<Long> asked = stageAsks.get(stage);
+      if (asked == null ? !m.isPlanned(stage) : !asked.isDone()) {
         waited = ensureTable(stage);
       }
       long v = m.version();

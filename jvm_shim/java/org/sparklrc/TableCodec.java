@@ -9,7 +9,9 @@ import java.util.Map;
  * Text forms of the priority table, decoded here and nowhere else in Java. RDD arrays and stage
  * lists are what Python's brain publishes: both formats are documented once, in the docstring of
  * {@code spark_plugin/wire.py} (their only encoder). The driver re-encodes deltas for executors as
- * the reply of a TableRequest: {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays}.
+ * the reply of a TableRequest: {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays};
+ * without reset it holds the changes since the asker's version (an empty array removes the RDD),
+ * with reset the whole table, replacing the asker's (its version was older than the driver's log).
  * Public only so that tests can decode a Python-encoded table through py4j.
  */
 public final class TableCodec {
