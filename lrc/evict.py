@@ -1,125 +1,144 @@
-"""The eviction mechanism shared by every policy (one cache = one executor's MemoryStore).
+"""The eviction mechanism shared by every policy (one index = one executor's MemoryStore).
 
 Candidates are taken lowest priority first, ties by least recent access (stamp); blocks of the
 RDD being inserted and pinned blocks (read by the running task) are skipped (Spark's rule);
 if not enough can be freed nothing is evicted and the new block is not cached.
 
-``LruIndex`` is the fast path for constant priorities (an access-ordered dict, like Spark's
-LinkedHashMap); ``PriorityIndex`` keeps a lazy heap of ``[priority, stamp, block, live]`` entries:
-a change pushes a new entry and marks the old one dead, dead entries are dropped when popped.
-Blocks are small ints indexing ``sizes`` and ``rdd_of``.
+Blocks are small ints indexing ``sizes`` and ``rdd_of``. An entry is a tuple
+``(priority, stamp, block)``, live while it is the block's current entry (identity); a change
+pushes a new entry and leaves the old one to be dropped when it surfaces. One lazy heap per RDD,
+plus a heap ``top`` holding each RDD's least live entry (or a dead entry no greater than it):
+eviction merges the RDD heaps through ``top`` and skips the inserted RDD as a whole, so a victim
+costs O(log n) however many blocks of that RDD sit at the low end.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Sequence
 from heapq import heapify, heappop, heappush
 
-
-class LruIndex:
-    """Spark's LRU: priorities are ignored."""
+class EvictionIndex:
+    """Cached blocks of one executor in eviction order, with their total size (``used``)."""
 
     def __init__(self, capacity: int, sizes, rdd_of) -> None:
-        self.capacity, self.used = capacity, 0
+        self.capacity, self.used, self.live = capacity, 0, 0
         self.sizes, self.rdd_of = sizes, rdd_of
-        self.order: OrderedDict[int, None] = OrderedDict()
+        self.entry: list[tuple | None] = [None] * len(sizes)
+        self.heaps: dict[int, list[tuple]] = {}
+        self.top: list[tuple] = []
 
     def __len__(self) -> int:
-        return len(self.order)
+        return self.live
+
+    def __contains__(self, b: int) -> bool:
+        return self.entry[b] is not None
 
     def touch(self, b: int, prio: float, stamp: int) -> None:
-        self.order.move_to_end(b)
+        """(Re)order cached block ``b`` at ``(prio, stamp)``."""
+        entry = self.entry
+        e = entry[b] = (prio, stamp, b)
+        q = self.rdd_of[b]
+        h = self.heaps.get(q)
+        if h is None:
+            self.heaps[q] = [e]
+            heappush(self.top, e)
+            return
+        heappush(h, e)
+        t = h[0]
+        while entry[t[2]] is not t:
+            heappop(h)
+            t = h[0]
+        if t is e:
+            heappush(self.top, e)
 
     def set_priority(self, b: int, prio: float) -> None:
-        pass
+        old = self.entry[b]
+        if old[0] != prio:
+            self.touch(b, prio, old[1])
 
     def remove(self, b: int) -> None:
-        del self.order[b]
+        self.entry[b] = None
+        self.live -= 1
         self.used -= self.sizes[b]
 
-    def _select(self, need: int, rdd: int, pinned) -> list[int] | None:
-        sizes, rdd_of = self.sizes, self.rdd_of
-        taken, freed = [], 0
-        for v in self.order:
-            if rdd_of[v] != rdd and v not in pinned:
-                taken.append(v)
-                freed += sizes[v]
-                if freed >= need:
-                    return taken
-        return None
+    def drop_rdd(self, rdd: int) -> list[int]:
+        """Remove every block of ``rdd`` (unpersist); returns them."""
+        entry = self.entry
+        gone = [e[2] for e in self.heaps.pop(rdd, ()) if entry[e[2]] is e]
+        for b in gone:
+            self.remove(b)
+        return gone
 
-    def _add(self, b: int, prio: float, stamp: int) -> None:
-        self.order[b] = None
-
-    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> list[int] | None:
-        """Cache ``b``; returns the evicted blocks, or None if ``b`` could not be cached."""
-        size = self.sizes[b]
+    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int] | None:
+        """Cache ``b``; returns the evicted blocks, or None if ``b`` could not be cached (then
+        nothing is evicted)."""
+        sizes = self.sizes
+        size = sizes[b]
         need = self.used + size - self.capacity
-        victims: list[int] = []
+        taken: Sequence[int] = ()
         if need > 0:
-            victims = self._select(need, self.rdd_of[b], pinned)
-            if victims is None:
+            taken = []
+            rdd_of, heaps, top, entry = self.rdd_of, self.heaps, self.top, self.entry
+            rdd = rdd_of[b]
+            kept, skipped, freed = [], None, 0
+            while freed < need and top:
+                e = heappop(top)
+                v = e[2]
+                q = rdd_of[v]
+                if q == rdd:  # never evicted; the least of its entries in ``top`` goes back
+                    if skipped is None:
+                        skipped = e
+                    continue
+                h = heaps.get(q)
+                if h is None:
+                    continue
+                if entry[v] is e:
+                    while h and entry[h[0][2]] is not h[0]:
+                        heappop(h)
+                    if not h or h[0] is not e:  # a duplicate of an entry already taken or kept
+                        continue
+                    heappop(h)
+                    if v in pinned:
+                        kept.append(e)
+                    else:
+                        taken.append(v)
+                        freed += sizes[v]
+                while h:  # e was dead or is gone: the RDD's least live entry represents it
+                    t = h[0]
+                    if entry[t[2]] is t:
+                        heappush(top, t)
+                        break
+                    heappop(h)
+            if freed < need:
+                kept += [entry[v] for v in taken]
+            for e in kept:
+                heappush(heaps[rdd_of[e[2]]], e)
+                heappush(top, e)
+            if skipped is not None:
+                heappush(top, skipped)
+            if freed < need:
                 return None
-            for v in victims:
-                self.remove(v)
-        self._add(b, prio, stamp)
+            for v in taken:
+                entry[v] = None
+            self.live -= len(taken)
+            self.used -= freed
+        self.live += 1
         self.used += size
-        return victims
+        self.touch(b, prio, stamp)
+        return taken
 
-
-class PriorityIndex(LruIndex):
-    """Lowest (priority, stamp) first, through a lazily cleaned heap."""
-
-    def __init__(self, capacity: int, sizes, rdd_of) -> None:
-        super().__init__(capacity, sizes, rdd_of)
-        self.entry: dict[int, list] = {}
-        self.heap: list[list] = []
-
-    def __len__(self) -> int:
-        return len(self.entry)
-
-    def _push(self, e: list) -> None:
-        heap = self.heap
-        heappush(heap, e)
-        if len(heap) > 4 * len(self.entry) + 1024:  # too many dead entries: compact
-            heap[:] = [x for x in heap if x[3]]
-            heapify(heap)
-
-    def touch(self, b: int, prio: float, stamp: int) -> None:
-        self.entry[b][3] = False
-        e = self.entry[b] = [prio, stamp, b, True]
-        self._push(e)
-
-    def set_priority(self, b: int, prio: float) -> None:
-        old = self.entry.get(b)
-        if old is not None and old[0] != prio:
-            old[3] = False
-            e = self.entry[b] = [prio, old[1], b, True]
-            self._push(e)
-
-    def remove(self, b: int) -> None:
-        self.entry.pop(b)[3] = False
-        self.used -= self.sizes[b]
-
-    def _add(self, b: int, prio: float, stamp: int) -> None:
-        e = self.entry[b] = [prio, stamp, b, True]
-        self._push(e)
-
-    def _select(self, need: int, rdd: int, pinned) -> list[int] | None:
-        heap, sizes, rdd_of = self.heap, self.sizes, self.rdd_of
-        taken, kept, freed = [], [], 0
-        while freed < need and heap:
-            e = heappop(heap)
-            if not e[3]:
-                continue
-            v = e[2]
-            if rdd_of[v] == rdd or v in pinned:
-                kept.append(e)
+    def tidy(self) -> None:
+        """Drop dead entries once they outnumber the live ones 4 to 1 (call now and then: every
+        change leaves one behind)."""
+        if len(self.top) + sum(map(len, self.heaps.values())) <= 4 * self.live + 1024:
+            return
+        entry, top = self.entry, []
+        for q, h in list(self.heaps.items()):
+            h = [x for x in h if entry[x[2]] is x]
+            if h:
+                heapify(h)
+                self.heaps[q] = h
+                top.append(h[0])
             else:
-                taken.append(e)
-                freed += sizes[v]
-        if freed < need:
-            kept += taken
-            taken = None
-        for e in kept:
-            heappush(heap, e)
-        return None if taken is None else [e[2] for e in taken]
+                del self.heaps[q]
+        heapify(top)
+        self.top = top

@@ -33,13 +33,13 @@ class PeerGroups:
         self.member_of: dict[Hashable, set] = {}
         self.effective: dict[Hashable, int] = {}
         self.cached: set = set()
-        self._changed = changed  # blocks whose effective count moved (shared with RefState)
+        self.changed = changed  # blocks whose effective count moved (shared with RefState)
 
     def _shift(self, g: _Group, sign: int) -> None:
-        eff, changed = self.effective, self._changed
+        eff = self.effective
         for b, n in g.refs.items():
             eff[b] = eff.get(b, 0) + sign * n
-            changed.add(b)
+        self.changed.update(g.refs)
 
     def add(self, gid: Hashable, block: Hashable, n: int = 1) -> None:
         g = self.groups.get(gid)
@@ -50,7 +50,7 @@ class PeerGroups:
             g.refs[block] += n
             if complete:
                 self.effective[block] = self.effective.get(block, 0) + n
-                self._changed.add(block)
+                self.changed.add(block)
             return
         if block not in self.cached:
             if complete:
@@ -61,7 +61,7 @@ class PeerGroups:
             g.refs[block] = n
             if complete:
                 self.effective[block] = self.effective.get(block, 0) + n
-                self._changed.add(block)
+                self.changed.add(block)
         self.member_of.setdefault(block, set()).add(gid)
 
     def remove(self, gid: Hashable, block: Hashable, n: int = 1) -> None:
@@ -70,7 +70,7 @@ class PeerGroups:
             return
         if g.missing == 0:
             self.effective[block] -= n
-            self._changed.add(block)
+            self.changed.add(block)
         left = g.refs[block] - n
         if left > 0:
             g.refs[block] = left

@@ -10,6 +10,10 @@ keeps the reference state and asks the policy for priorities. Usage::
 """
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import replace
+
+from lrc.blockids import BlockIds, IdView
 from lrc.dag import AppDAG, Block, Job, RDD, Stage
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
@@ -31,39 +35,64 @@ class Planner:
     ``profile``: a Trace of an earlier run of the same (recurring) application: every task's
     reads are registered up front; ``add_job`` then adds only what the profile did not foresee.
     ``simulated=True`` allows policies that need the future (``min``); the simulator fills it.
+    ``block_ids``: key blocks by these dense int ids instead of ``(rdd, partition)`` tuples
+    (the simulator's lists are indexed by them); every block passed in or handed out is then its
+    id. The planner keeps its own copies of the RDDs and stages it is given: it never changes
+    its callers' objects (a trace replays the same way twice).
     """
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
-                 simulated: bool = False) -> None:
+                 simulated: bool = False, block_ids: BlockIds | None = None) -> None:
         self.policy = get_policy(policy)
         if self.policy.needs_future and not simulated:
             raise ValueError(f"policy {self.policy.name!r} needs the future access sequence: "
                              "simulator only (python -m lrc simulate)")
         self.refs = RefState(peer_mode if self.policy.needs_peers else None,
                              track_order=self.policy.needs_order)
+        self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()
         self.planned: set[int] = set()
-        self.materialized: set[Block] = set()
-        self.locations: dict[Block, set] = {}
+        self.materialized: set[Hashable] = set()
+        self.locations: dict[Hashable, set] = {}
+        self._prio = self.policy.bind(self.refs)
         self._seq = 0
         if profile is not None:
-            self._load_profile(profile)
+            self.preload(profile.dag, ((e.stage_id, e.partition, self._keys(e.reads))
+                                       for e in profile.events if e.kind == "task"))
+
+    @property
+    def cache_aware(self) -> bool:
+        """Priorities depend on which blocks are cached (peer groups): only then does a block
+        that stops being cached anywhere need ``set_cached(block, False)`` for the numbers."""
+        return self.refs.peers is not None
 
     def _next_seq(self) -> int:
         self._seq += 1
         return self._seq
 
-    def _load_profile(self, trace) -> None:
-        for r in trace.dag.rdds.values():
-            self.dag.add_rdd(r)
-        for s in trace.dag.stages.values():
-            self.dag.add_stage(s)
+    def _keys(self, blocks: Sequence[Block]) -> Sequence[Hashable]:
+        ids = self.block_ids
+        return blocks if ids is None else [ids.id(b) for b in blocks]
+
+    def _of_rdd(self, keys: Iterable[Hashable], rdd_id: int) -> list[Hashable]:
+        if self.block_ids is None:
+            return [b for b in keys if b[0] == rdd_id]
+        rdd_of = self.block_ids.rdd_of
+        return [b for b in keys if rdd_of[b] == rdd_id]
+
+    def preload(self, dag: AppDAG, tasks: Iterable[tuple[int, int, Sequence[Hashable]]]) -> None:
+        """Register a whole run up front (a profile): the DAG, and every task as
+        ``(stage_id, partition, reads)`` in run order; a stage's position is its first task's."""
+        for r in dag.rdds.values():
+            self.dag.add_rdd(replace(r))
+        for s in dag.stages.values():
+            self.dag.add_stage(replace(s))
         seqs: dict[int, int] = {}
-        for ev in trace.events:
-            if ev.kind == "task":
-                seq = seqs.get(ev.stage_id) or seqs.setdefault(ev.stage_id, self._next_seq())
-                self.refs.add_task(ev.stage_id, ev.partition, ev.reads, seq)
+        add = self.refs.add_task
+        for sid, part, reads in tasks:
+            seq = seqs.get(sid) or seqs.setdefault(sid, self._next_seq())
+            add(sid, part, reads, seq)
         self.planned.update(seqs)
 
     # ---- DAG events ------------------------------------------------------------------------
@@ -71,22 +100,34 @@ class Planner:
         """Merge the job's RDDs/stages and add references of the stages that will run
         (a stage that already completed is predicted skipped: its shuffle output exists)."""
         for r in rdds:
-            self.dag.add_rdd(r)
+            self.dag.add_rdd(replace(r))
         for s in stages:
-            s.job_id = job.id if s.job_id is None else s.job_id
-            self.dag.add_stage(s)
+            self.dag.add_stage(replace(s, job_id=job.id if s.job_id is None else s.job_id))
         self.dag.add_job(job)
         created: set[Block] = set()
-        for s in _parents_first(stages):
+        lazy: list[tuple[int, int]] = []
+        for s in _parents_first([self.dag.stages[s.id] for s in stages]):
             if s.id not in self.completed:
-                self._plan_stage(s, created)
+                self._plan_stage(s, created, lazy)
 
-    def _plan_stage(self, stage: Stage, created: set[Block]) -> None:
+    def _plan_stage(self, stage: Stage, created: set[Block], lazy: list | None = None) -> None:
+        """Add the references of the stage's tasks. A task already registered (by a profile)
+        adds none; its DAG walk matters only for what it creates, which a later stage of the
+        same job may read, so with ``lazy`` it waits there until such a stage needs it."""
         seq = self._next_seq()
-        mat = _Either(self.materialized, created)
+        mat = _Either(self.materialized if self.block_ids is None
+                      else IdView(self.block_ids, self.materialized), created)
+        pending = self.refs.pending.get(stage.id)
         for p in stage.task_partitions():
+            if lazy is not None and pending is not None and p in pending:
+                lazy.append((stage.id, p))
+                continue
+            if lazy:
+                for sid, q in lazy:
+                    created.update(self.dag.task_reads(sid, q, mat)[1])
+                lazy.clear()
             reads, creates = self.dag.task_reads(stage.id, p, mat)
-            self.refs.add_task(stage.id, p, reads, seq)
+            self.refs.add_task(stage.id, p, self._keys(reads), seq)
             created.update(creates)
         self.planned.add(stage.id)
 
@@ -108,45 +149,55 @@ class Planner:
     def task_finished(self, stage_id: int, partition: int) -> None:
         self.refs.finish_task(stage_id, partition)
 
-    def block_cached(self, block: Block, executor, nbytes: int = 0) -> None:
+    def set_cached(self, block: Hashable, cached: bool) -> None:
+        """``block`` is now cached on some executor (True) or on none (False). The simulator
+        calls this directly (a block lives on one executor there); live, the two below do."""
+        if cached:
+            self.materialized.add(block)
+        peers = self.refs.peers
+        if peers is not None:
+            peers.set_cached(block, cached)
+
+    def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
         where = self.locations.setdefault(block, set())
         if not where:
-            self.refs.set_cached(block, True)
+            self.set_cached(block, True)
         where.add(executor)
-        self.materialized.add(block)
 
-    def block_removed(self, block: Block, executor) -> None:
+    def block_removed(self, block: Hashable, executor) -> None:
         where = self.locations.get(block)
         if where:
             where.discard(executor)
             if not where:
-                self.refs.set_cached(block, False)
+                self.set_cached(block, False)
 
     def rdd_unpersisted(self, rdd_id: int) -> None:
-        for b in [b for b in self.locations if b[0] == rdd_id]:
+        """The RDD is no longer cached: its blocks are gone and later DAG walks go through it
+        (only the planner's own copy of the RDD is marked)."""
+        for b in self._of_rdd(self.locations, rdd_id):
             for ex in list(self.locations[b]):
                 self.block_removed(b, ex)
             del self.locations[b]
-        self.materialized = {b for b in self.materialized if b[0] != rdd_id}
+        self.materialized.difference_update(self._of_rdd(self.materialized, rdd_id))
         if rdd_id in self.dag.rdds:
             self.dag.rdds[rdd_id].cached = False
 
     # ---- priorities out --------------------------------------------------------------------
-    def priority(self, block: Block) -> float:
-        return self.policy.priority(self.refs, block)
+    def priority(self, block: Hashable) -> float:
+        return float(self._prio(block))
 
-    def table(self) -> dict[Block, float]:
+    def table(self) -> dict[Hashable, float]:
         """Priority of every known RDD block (referenced or cached)."""
         known = set(self.refs.count) | set(self.locations)
         return {b: self.priority(b) for b in known}
 
-    def take_changes(self) -> set[Block]:
+    def take_changes(self) -> set[Hashable]:
         """Blocks whose priority may have changed since the last call (empty for constant
         policies such as lru)."""
         changes = self.refs.take_changes()
         return set() if self.policy.constant else changes
 
-    def task_reads(self, stage_id: int, partition: int) -> list[Block]:
+    def task_reads(self, stage_id: int, partition: int) -> list[Hashable]:
         """Expected cached reads of a task (for hit accounting)."""
         return list(self.refs.pending_reads(stage_id, partition))
 

@@ -15,10 +15,18 @@ from lrc.peers import PeerGroups
 INF = float("inf")
 
 
+class _Never(dict):
+    """No future access known: position inf."""
+
+    def __missing__(self, key: Hashable) -> float:
+        return INF
+
+
 class RefState:
     """Reference counts, plus effective counts (``peer_mode`` "task"/"stage") and next-reference
     positions (``track_order``) when the policy needs them. ``changed`` collects blocks whose
-    counts moved, for incremental priority updates."""
+    counts moved, for incremental priority updates: ``take_changes`` hands the set over; a
+    consumer that applies them at once (the simulator) may clear it in place instead."""
 
     def __init__(self, peer_mode: str | None = None, track_order: bool = False) -> None:
         if peer_mode not in (None, "task", "stage"):
@@ -32,64 +40,76 @@ class RefState:
         self.track_order = track_order
         self.next_seqs: dict[Hashable, dict[int, int]] = {}  # block -> stage seq -> references
         self.next_ref: dict[Hashable, float] = {}
-        self.next_access: dict[Hashable, float] = {}  # future knowledge: only a simulator fills it
+        # future knowledge (position of each block's next access): only a simulator fills it
+        self.next_access: dict[Hashable, float] | list[float] = _Never()
 
     # ---- registering and dropping references ------------------------------------------------
     def add_task(self, stage_id: int, partition: int, reads: Iterable[Hashable], seq: int) -> bool:
         """Register the reads of a task that has not run; False if it was already known."""
-        tasks = self.pending.setdefault(stage_id, {})
-        if partition in tasks:
+        tasks = self.pending.get(stage_id)
+        if tasks is None:
+            tasks = self.pending[stage_id] = {}
+            self.stage_seq.setdefault(stage_id, seq)
+        elif partition in tasks:
             return False
-        reads = tuple(dict.fromkeys(reads))
+        if type(reads) is not tuple or len(reads) > 1:
+            reads = tuple(dict.fromkeys(reads))
         tasks[partition] = reads
-        self.stage_seq.setdefault(stage_id, seq)
-        seq = self.stage_seq[stage_id]
-        count, changed = self.count, self.changed
-        gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
-        for b in reads:
-            count[b] = count.get(b, 0) + 1
-            changed.add(b)
-            if self.peers is not None:
-                self.peers.add(gid, b)
-            if self.track_order:
-                seqs = self.next_seqs.setdefault(b, {})
+        count = self.count
+        if self.track_order:
+            seq = self.stage_seq[stage_id]
+            next_seqs, next_ref = self.next_seqs, self.next_ref
+            for b in reads:
+                count[b] = count.get(b, 0) + 1
+                seqs = next_seqs.get(b)
+                if seqs is None:
+                    seqs = next_seqs[b] = {}
                 seqs[seq] = seqs.get(seq, 0) + 1
-                if seq < self.next_ref.get(b, INF):
-                    self.next_ref[b] = seq
+                if seq < next_ref.get(b, INF):
+                    next_ref[b] = seq
+        else:
+            for b in reads:
+                count[b] = count.get(b, 0) + 1
+        self.changed.update(reads)
+        if self.peers is not None:
+            gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
+            for b in reads:
+                self.peers.add(gid, b)
         return True
 
     def finish_task(self, stage_id: int, partition: int) -> None:
         """The task ran (or will never run): its references are gone."""
         tasks = self.pending.get(stage_id)
-        if not tasks or partition not in tasks:
+        reads = tasks.pop(partition, None) if tasks else None
+        if reads is None:
             return
-        reads = tasks.pop(partition)
-        count, changed = self.count, self.changed
-        gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
-        seq = self.stage_seq[stage_id]
-        for b in reads:
-            count[b] -= 1
-            changed.add(b)
-            if self.peers is not None:
-                self.peers.remove(gid, b)
-            if self.track_order:
-                seqs = self.next_seqs[b]
+        count = self.count
+        if self.track_order:
+            seq = self.stage_seq[stage_id]
+            next_seqs, next_ref = self.next_seqs, self.next_ref
+            for b in reads:
+                count[b] -= 1
+                seqs = next_seqs[b]
                 left = seqs[seq] - 1
                 if left:
                     seqs[seq] = left
                 else:
                     del seqs[seq]
-                    if self.next_ref[b] == seq:
-                        self.next_ref[b] = min(seqs) if seqs else INF
+                    if next_ref[b] == seq:
+                        next_ref[b] = min(seqs) if seqs else INF
+        else:
+            for b in reads:
+                count[b] -= 1
+        self.changed.update(reads)
+        if self.peers is not None:
+            gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
+            for b in reads:
+                self.peers.remove(gid, b)
 
     def drop_stage(self, stage_id: int) -> None:
         """Drop references of every task of the stage that has not finished."""
         for p in list(self.pending.get(stage_id, ())):
             self.finish_task(stage_id, p)
-
-    def set_cached(self, block: Hashable, cached: bool) -> None:
-        if self.peers is not None:
-            self.peers.set_cached(block, cached)
 
     # ---- queries -----------------------------------------------------------------------------
     def refs(self, block: Hashable) -> int:
@@ -107,5 +127,5 @@ class RefState:
         out = self.changed  # swap, not copy: the caller owns the returned set
         self.changed = set()
         if self.peers is not None:
-            self.peers._changed = self.changed
+            self.peers.changed = self.changed
         return out

@@ -8,120 +8,26 @@ reads during recomputation change cache state and cost but are not counted in th
 A task's reads stay pinned while it runs. Stage time = max over executors of the summed task
 costs / cores; the estimated runtime is the sum over stages.
 
-Policies are driven through the same ``Planner`` as the live plugin (online references job by job,
-or ``refs="profile"``: preloaded from the trace itself, a recurring application).
+One replay for every policy: the caches are ``lrc.evict.EvictionIndex``es, priorities come from
+``policy.bind`` over the same ``Planner`` / ``RefState`` as the live plugin (online references
+job by job, or ``refs="profile"``: preloaded from the trace itself, a recurring application),
+keyed by the compiled trace's block ids. Constant policies (lru) need no state; policies that
+need the future (min) get each block's next access position from the trace.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
-
-from lrc.dag import Block
-from lrc.evict import LruIndex, PriorityIndex
+from lrc.compiled import CompiledTrace
+from lrc.evict import EvictionIndex
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
 from lrc.trace import Trace
 
+__all__ = ["CompiledTrace", "SimResult", "simulate"]
+
 DISK_BYTES_PER_S = 200e6
-_KIND = {"job_start": 0, "stage_submitted": 1, "task": 2, "stage_completed": 3, "job_end": 4,
-         "unpersist": 5}
-
-
-class CompiledTrace:
-    """A trace as integer block ids and flat arrays (shared by every policy / cache size)."""
-
-    def __init__(self, trace: Trace) -> None:
-        dag = trace.dag
-        self.trace, self.name = trace, trace.name
-        self.ids: dict[Block, int] = {}
-        self.blocks: list[Block] = []
-        bid = self._bid
-        self.events: list[tuple] = []
-        access: list[int] = []
-        for e in trace.events:
-            k = _KIND[e.kind]
-            if k == 2:
-                reads = tuple(bid(b) for b in e.reads)
-                creates = tuple(bid(b) for b in e.creates)
-                access.extend(reads)
-                access.extend(creates)
-                ex = int(e.executor) if e.executor is not None and e.executor.isdigit() else -1
-                self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s))
-            else:
-                self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
-        self.total_bytes = sum(self._size(b) for b in self.blocks)
-        self.inputs: list[tuple[int, ...]] = []
-        i = 0
-        while i < len(self.blocks):  # closure: inputs of inputs get ids too
-            self.inputs.append(tuple(bid(x) for x in dag.block_inputs(self.blocks[i])))
-            i += 1
-        self.sizes = [self._size(b) for b in self.blocks]
-        self.rdd_of = [b[0] for b in self.blocks]
-        self.working_set_bytes = self._peak_live_bytes()
-        self.disk = [dag.rdds[b[0]].uses_disk if b[0] in dag.rdds else False for b in self.blocks]
-        self.cost = [dag.recompute_cost(b) for b in self.blocks]
-        self.events = [ev if ev[0] != 2 or ev[6] is not None else
-                       ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], _ALL),)
-                       for ev in self.events]
-        self.job_rdds = {j.id: dag.lineage_rdds(dag.stages[s].rdd_id for s in j.stage_ids)
-                         for j in dag.jobs.values()}
-        self.access = np.asarray(access, dtype=np.int64)
-        self._future = None
-
-    def _bid(self, b: Block) -> int:
-        i = self.ids.get(b)
-        if i is None:
-            i = self.ids[b] = len(self.blocks)
-            self.blocks.append(b)
-        return i
-
-    def _peak_live_bytes(self) -> int:
-        """The cached working set: the most bytes cached at once with unlimited memory (a block
-        lives from its first access until its RDD is unpersisted). Equal to `total_bytes` for an
-        application that never unpersists; far less for one that does (GraphX-style loops)."""
-        live: dict[int, set[int]] = {}  # rdd -> its cached blocks
-        now = peak = 0
-        for ev in self.events:
-            if ev[0] == 2:
-                for b in ev[4] + ev[5]:
-                    blocks = live.setdefault(self.rdd_of[b], set())
-                    if b not in blocks:
-                        blocks.add(b)
-                        now += self.sizes[b]
-                peak = max(peak, now)
-            elif ev[0] == 5:
-                now -= sum(self.sizes[b] for b in live.pop(ev[1], ()))
-        return peak
-
-    def _size(self, b: Block) -> int:
-        r = self.trace.dag.rdds.get(b[0])
-        return r.size(b[1]) if r is not None else 1
-
-    def future(self) -> tuple[np.ndarray, np.ndarray]:
-        """(next access position of the block accessed at each position, first position per
-        block), inf where none; O(n log n) by a stable sort on block id."""
-        if self._future is None:
-            acc, n = self.access, len(self.access)
-            order = np.argsort(acc, kind="stable")
-            nxt = np.full(n, np.inf)
-            same = acc[order[1:]] == acc[order[:-1]]
-            nxt[order[:-1][same]] = order[1:][same]
-            first = np.full(len(self.blocks), np.inf)
-            starts = np.ones(n, dtype=bool)
-            starts[1:] = ~same
-            first[acc[order[starts]]] = order[starts]
-            self._future = (nxt, first)
-        return self._future
-
-
-class _All:
-    def __contains__(self, x) -> bool:
-        return True
-
-
-_ALL = _All()
 
 
 @dataclass
@@ -160,207 +66,222 @@ class SimResult:
 
 def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction: float,
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
-             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
-             engine: str = "fast") -> SimResult:
+             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
-    ``log_evictions`` records victims in ``result.evicted``.
-    ``engine="fast"`` (default) runs built-in policies through ``lrc.fastsim`` (same results,
-    cross-checked by tests); ``"reference"`` forces the straightforward ``_Simulator``."""
-    from lrc.fastsim import FAST_POLICIES, run_fast
-
-    if engine not in ("fast", "reference"):
-        raise ValueError(f"engine must be 'fast' or 'reference', not {engine!r}")
-    ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
-    pol = get_policy(policy)
-    if engine == "fast" and type(pol) in FAST_POLICIES:
-        _check(refs, executors)
-        return run_fast(ct, pol, cache_fraction, executors, cores, refs, peer_mode,
-                        disk_bytes_per_s, log_evictions)
-    return _Simulator(ct, pol, cache_fraction, executors, cores, refs, peer_mode,
-                      disk_bytes_per_s, log_evictions).run()
-
-
-def _check(refs: str, executors: int) -> None:
+    ``log_evictions`` records victims in ``result.evicted``. A CompiledTrace can be replayed
+    any number of times: a replay never changes it."""
     if refs not in ("profile", "online"):
         raise ValueError(f"refs must be 'profile' or 'online', not {refs!r}")
     if executors < 1:
         raise ValueError("executors must be >= 1")
+    ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
+    return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
+                   disk_bytes_per_s, log_evictions).run()
 
 
-class _Simulator:
+class _Replay:
+    """One replay: per-executor caches, the policy's state, the cost model, the counters."""
+
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
-                 cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool = False) -> None:
-        _check(refs, executors)
-        self.ct, self.policy, self.n, self.cores, self.disk_bw = ct, policy, executors, cores, disk_bw
+                 cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool) -> None:
+        self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
         per_exec = int(fraction * ct.working_set_bytes / executors)
-        index = LruIndex if policy.constant else PriorityIndex
-        self.caches = [index(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
+        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors)
-        self.planner = None
-        self.future_state = None
-        if policy.needs_future:
-            self.future_state = RefState()
-            self.future_state.next_access = dict(enumerate(ct.future()[1].tolist()))
-        elif not policy.constant:
-            self.planner = Planner(policy, ct.trace if refs == "profile" else None, peer_mode,
-                                   simulated=True)
-        self.where: dict[int, int] = {}
-        self.on_disk: set[int] = set()
-        self.stamp = 0
-        self.stage_load: dict[int, list[float]] = {}
         self.log = self.res.evicted if log else None
+        self.where = [-1] * len(ct.blocks)  # executor caching each block, -1: none
+        self.on_disk = bytearray(len(ct.blocks))
+        # constant priorities (Spark's LRU): a hit's place is the order of the moves, not the read
+        self.fresh_stamps = policy.constant
+        self.planner: Planner | None = None
+        self.next_access = self.future = None
+        state = RefState()
+        if policy.needs_future:
+            nxt, first = ct.future()
+            self.future = nxt.tolist()
+            state.next_access = self.next_access = first.tolist()
+        elif not policy.constant:
+            self.planner = Planner(policy, None, peer_mode, simulated=True,
+                                   block_ids=ct.block_ids.copy())
+            if refs == "profile":
+                self.planner.preload(ct.trace.dag, ct.tasks())
+            state = self.planner.refs
+        self.cache_aware = self.planner is not None and self.planner.cache_aware
+        self.prio = policy.bind(state)
 
-    # ---- priorities --------------------------------------------------------------------------
-    def prio(self, b: int) -> float:
+    # ---- events ------------------------------------------------------------------------------
+    def unpersist(self, rdd_id: int) -> None:
+        gone = [b for c in self.caches for b in c.drop_rdd(rdd_id)]
+        for b in gone:
+            self.where[b] = -1
+        for b in self.ct.rdd_blocks(rdd_id):
+            self.on_disk[b] = 0
         if self.planner is not None:
-            return self.policy.priority(self.planner.refs, self.ct.blocks[b])
-        if self.future_state is not None:
-            return self.policy.priority(self.future_state, b)
-        return 0.0
+            for b in gone:
+                self.planner.set_cached(b, False)
+            self.planner.rdd_unpersisted(rdd_id)
 
-    def apply_changes(self) -> None:
-        ids, where, caches, blocks = self.ct.ids, self.where, self.caches, self.planner.refs
-        for blk in self.planner.take_changes():
-            b = ids.get(blk)
-            ex = where.get(b) if b is not None else None
-            if ex is not None:
-                caches[ex].set_priority(b, self.policy.priority(blocks, blk))
-
-    # ---- cache operations --------------------------------------------------------------------
-    def insert(self, b: int, ex: int, pinned) -> None:
-        self.stamp += 1
-        victims = self.caches[ex].insert(b, self.prio(b), self.stamp, pinned)
-        if victims is None:
-            return
-        where, planner, blocks = self.where, self.planner, self.ct.blocks
-        for v in victims:
-            del where[v]
-            if self.ct.disk[v]:
-                self.on_disk.add(v)
-            if planner is not None:
-                planner.block_removed(blocks[v], ex)
-        self.res.evictions += len(victims)
-        if self.log is not None:
-            self.log.extend(blocks[v] for v in victims)
-        where[b] = ex
-        if planner is not None:
-            planner.block_cached(blocks[b], ex, self.ct.sizes[b])
-            if self.policy.needs_peers:
-                self.apply_changes()
-
-    def fetch(self, b: int, ex: int, pinned) -> float:
-        """A miss: re-read from disk or recompute from lineage, then cache again; seconds."""
-        ct = self.ct
-        if b in self.on_disk:
-            cost = ct.sizes[b] / self.disk_bw
-            self.res.disk_reads += 1
-        else:
-            cost = ct.cost[b]
-            self.res.recomputed_bytes += ct.sizes[b]
-            for i in ct.inputs[b]:
-                e = self.where.get(i)
-                if e is None:
-                    cost += self.fetch(i, ex, pinned)
-                else:
-                    self.stamp += 1
-                    self.caches[e].touch(i, self.prio(i), self.stamp)
-        self.insert(b, ex, pinned)
-        return cost
-
-    def place(self, part: int, rec_ex: int, reads) -> int:
-        """Recorded executor if in range; else the one holding most input bytes; else spread."""
-        if 0 <= rec_ex < self.n:
-            return rec_ex
-        where = self.where
-        if len(reads) == 1:
-            e = where.get(reads[0])
-            return part % self.n if e is None else e
-        held: dict[int, int] = {}
-        for b in reads:
-            e = where.get(b)
-            if e is not None:
-                held[e] = held.get(e, 0) + self.ct.sizes[b]
-        return max(held, key=held.get) if held else part % self.n
-
-    # ---- replay ------------------------------------------------------------------------------
-    def run(self) -> SimResult:
-        ct, res, planner = self.ct, self.res, self.planner
-        dag = ct.trace.dag
-        where, caches = self.where, self.caches
-        fut = self.future_state.next_access if self.future_state is not None else None
-        nxt = ct.future()[0].tolist() if fut is not None else None
-        prio, pos = self.prio, 0
-        for ev in ct.events:
-            kind = ev[0]
-            if kind != 2:
-                if planner is not None:
-                    self.control_event(kind, ev[1], dag)
-                elif kind == 5:
-                    self.unpersist(ev[1])
-                continue
-            _, stage, part, rec_ex, reads, creates, dur = ev
-            ex = self.place(part, rec_ex, reads)
-            cost = dur
-            hit_reads = []
-            for b in reads:
-                self.stamp += 1
-                if fut is not None:
-                    fut[b] = nxt[pos]
-                    pos += 1
-                e = where.get(b)
-                if e is None:
-                    cost += self.fetch(b, ex, reads)
-                else:
-                    hit_reads.append((b, e, self.stamp))
-            for b in creates:
-                if fut is not None:
-                    fut[b] = nxt[pos]
-                    pos += 1
-                e = where.get(b)
-                if e is None:
-                    self.insert(b, ex, reads)
-                else:
-                    self.stamp += 1
-                    caches[e].touch(b, prio(b), self.stamp)
-            if planner is not None:
-                planner.task_finished(stage, part)
-            for b, e, stamp in hit_reads:  # reads were pinned; their order takes effect now
-                if where.get(b) == e:
-                    caches[e].touch(b, prio(b), stamp)
-            if planner is not None:
-                self.apply_changes()
-            if reads:
-                res.reads += len(reads)
-                res.hits += len(hit_reads)
-                res.tasks_with_reads += 1
-                res.tasks_all_hit += len(hit_reads) == len(reads)
-            load = self.stage_load.get(stage)
-            if load is None:
-                load = self.stage_load[stage] = [0.0] * self.n
-            load[ex] += cost
-        res.est_runtime = sum(max(v) for v in self.stage_load.values()) / self.cores
-        return res
-
-    def control_event(self, kind: int, arg: int, dag) -> None:
+    def control(self, kind: int, arg: int) -> None:
+        """Job start/end, stage submitted/completed, unpersist."""
+        if kind == 5:
+            self.unpersist(arg)
         p = self.planner
+        if p is None:
+            return
         if kind == 0:
+            dag = self.ct.trace.dag
             job = dag.jobs.get(arg)
-            if job is not None:
-                p.add_job(job, [dag.stages[s] for s in job.stage_ids], self.ct.job_rdds[arg])
+            if job is not None:  # the trace describes each RDD once: new ones only
+                rdds = [r for r in self.ct.job_rdds[arg] if r.id not in p.dag.rdds]
+                p.add_job(job, [dag.stages[s] for s in job.stage_ids], rdds)
         elif kind == 1:
             p.stage_submitted(arg)
         elif kind == 3:
             p.stage_completed(arg)
         elif kind == 4:
             p.job_ended(arg)
-        else:
-            self.unpersist(arg)
-            p.rdd_unpersisted(arg)
-        self.apply_changes()
 
-    def unpersist(self, rdd_id: int) -> None:
-        for b in [b for b in self.where if self.ct.rdd_of[b] == rdd_id]:
-            self.caches[self.where.pop(b)].remove(b)
-        self.on_disk = {b for b in self.on_disk if self.ct.rdd_of[b] != rdd_id}
+    # ---- replay ------------------------------------------------------------------------------
+    def run(self) -> SimResult:
+        ct, n, res, planner = self.ct, self.n, self.res, self.planner
+        caches, where = self.caches, self.where
+        sizes, cost_of, inputs, disk, on_disk = ct.sizes, ct.cost, ct.inputs, ct.disk, self.on_disk
+        prio, fresh, disk_bw, log = self.prio, self.fresh_stamps, self.disk_bw, self.log
+        cache_aware, nb = self.cache_aware, len(where)
+        materialized = planner.materialized if planner is not None else None
+        refs = planner.refs if planner is not None else None
+        na, nxt, pos = self.next_access, self.future, 0
+        stamp = evictions = disk_reads = recomputed = 0
+
+        def reorder() -> None:
+            """Re-order cached blocks whose priority may have moved (``refs.changed``)."""
+            changed = refs.changed
+            if changed:
+                for b in changed:
+                    if b < nb:  # ids past the trace's blocks (planned, never run): never cached
+                        e = where[b]
+                        if e >= 0:
+                            caches[e].set_priority(b, prio(b))
+                changed.clear()
+
+        def load(b: int, ex: int, pinned, miss: bool) -> float:
+            """Cache ``b`` on ``ex``; a ``miss`` first re-reads it from disk or recomputes it
+            from lineage (its inputs' misses recursively). Returns the seconds that took."""
+            nonlocal stamp, evictions, disk_reads, recomputed
+            cost = 0.0
+            if miss:
+                if on_disk[b]:
+                    cost = sizes[b] / disk_bw
+                    disk_reads += 1
+                else:
+                    cost = cost_of[b]
+                    recomputed += sizes[b]
+                    for i in inputs[b]:
+                        e = where[i]
+                        if e < 0:
+                            cost += load(i, ex, pinned, True)
+                        else:
+                            stamp += 1
+                            caches[e].touch(i, prio(i), stamp)
+            stamp += 1
+            victims = caches[ex].insert(b, prio(b), stamp, pinned)
+            if victims is None:
+                return cost
+            if victims:
+                for v in victims:
+                    where[v] = -1
+                    if disk[v]:
+                        on_disk[v] = 1
+                if cache_aware:
+                    for v in victims:
+                        planner.set_cached(v, False)
+                evictions += len(victims)
+                if log is not None:
+                    log.extend(ct.blocks[v] for v in victims)
+            where[b] = ex
+            if cache_aware:
+                planner.set_cached(b, True)
+                reorder()
+            elif materialized is not None and b not in materialized:
+                planner.set_cached(b, True)  # (else it would change nothing)
+            return cost
+
+        stage_load: dict[int, list[float]] = {}
+        cur_stage = busy = None
+        nreads = nhits = twr = tah = tasks = 0
+        for ev in ct.events:
+            if ev[0] != 2:
+                self.control(ev[0], ev[1])
+                if planner is not None:
+                    reorder()
+                continue
+            _, stage, part, rec_ex, reads, creates, dur = ev
+            # placement: recorded executor if in range; else the one holding most input bytes
+            if 0 <= rec_ex < n:
+                ex = rec_ex
+            elif len(reads) == 1:
+                ex = where[reads[0]]
+                if ex < 0:
+                    ex = part % n
+            elif reads:
+                held: dict[int, int] = {}
+                for b in reads:
+                    e = where[b]
+                    if e >= 0:
+                        held[e] = held.get(e, 0) + sizes[b]
+                ex = max(held, key=held.get) if held else part % n
+            else:
+                ex = part % n
+            cost = dur
+            hit_reads = []
+            for b in reads:
+                stamp += 1
+                if na is not None:
+                    na[b] = nxt[pos]
+                    pos += 1
+                e = where[b]
+                if e < 0:
+                    cost += load(b, ex, reads, True)
+                else:
+                    hit_reads.append((b, e, stamp))
+            for b in creates:
+                if na is not None:
+                    na[b] = nxt[pos]
+                    pos += 1
+                e = where[b]
+                if e < 0:
+                    load(b, ex, reads, False)
+                else:
+                    stamp += 1
+                    caches[e].touch(b, prio(b), stamp)
+            if refs is not None:
+                refs.finish_task(stage, part)  # what Planner.task_finished does
+            for b, e, st in hit_reads:  # reads were pinned; their order takes effect now
+                if where[b] == e:
+                    if fresh:
+                        stamp += 1
+                        st = stamp
+                    caches[e].touch(b, prio(b), st)
+            if planner is not None:
+                reorder()
+            if reads:
+                nreads += len(reads)
+                nhits += len(hit_reads)
+                twr += 1
+                tah += len(hit_reads) == len(reads)
+            if stage != cur_stage:
+                cur_stage = stage
+                busy = stage_load.get(stage)
+                if busy is None:
+                    busy = stage_load[stage] = [0.0] * n
+            busy[ex] += cost
+            tasks += 1
+            if not tasks & 4095:
+                for c in caches:
+                    c.tidy()
+        res.reads, res.hits, res.tasks_with_reads, res.tasks_all_hit = nreads, nhits, twr, tah
+        res.evictions, res.disk_reads, res.recomputed_bytes = evictions, disk_reads, recomputed
+        res.est_runtime = sum(max(v) for v in stage_load.values()) / self.cores
+        return res

@@ -5,13 +5,15 @@ access, never a block of the RDD being inserted, and nothing if it cannot free e
 """
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from functools import partial
 
 from lrc.refcount import RefState
 
 
 class Policy:
-    """Subclasses set ``name`` and override ``priority``; the flags say what state they need."""
+    """Subclasses set ``name`` and override ``priority`` or ``bind``; the flags say what state
+    they need."""
 
     name = "base"
     constant = False      # priority never changes (needs no reference state at all)
@@ -20,7 +22,14 @@ class Policy:
     needs_future = False  # uses the future access sequence: simulator only
 
     def priority(self, refs: RefState, block: Hashable) -> float:
-        raise NotImplementedError
+        return float(self.bind(refs)(block))
+
+    def bind(self, refs: RefState) -> Callable[[Hashable], float]:
+        """The priority function over blocks for this reference state, for callers that ask
+        for many blocks (the simulator, the live table): one closure call per block."""
+        if type(self).priority is Policy.priority:
+            raise NotImplementedError(f"policy {self.name!r} overrides neither priority nor bind")
+        return partial(self.priority, refs)
 
     def __repr__(self) -> str:
         return f"<policy {self.name}>"

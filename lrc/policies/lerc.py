@@ -7,5 +7,6 @@ class LERC(Policy):
     name = "lerc"
     needs_peers = True
 
-    def priority(self, refs, block):
-        return float(refs.peers.effective.get(block, 0))
+    def bind(self, refs):
+        get = refs.peers.effective.get
+        return lambda block: get(block, 0)

@@ -6,5 +6,6 @@ class LRC(Policy):
 
     name = "lrc"
 
-    def priority(self, refs, block):
-        return float(refs.count.get(block, 0))
+    def bind(self, refs):
+        get = refs.count.get
+        return lambda block: get(block, 0)

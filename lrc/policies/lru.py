@@ -7,5 +7,5 @@ class LRU(Policy):
     name = "lru"
     constant = True
 
-    def priority(self, refs, block):
-        return 0.0
+    def bind(self, refs):
+        return lambda block: 0.0

@@ -1,7 +1,5 @@
 from lrc.policies.base import Policy
 
-INF = float("inf")
-
 
 class MIN(Policy):
     """Belady's MIN: evict the block accessed farthest in the future. Needs the whole future
@@ -10,5 +8,6 @@ class MIN(Policy):
     name = "min"
     needs_future = True
 
-    def priority(self, refs, block):
-        return -refs.next_access.get(block, INF)
+    def bind(self, refs):  # refs.next_access is filled (or installed) before binding
+        na = refs.next_access
+        return lambda block: -na[block]

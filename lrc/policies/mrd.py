@@ -10,5 +10,6 @@ class MRD(Policy):
     name = "mrd"
     needs_order = True
 
-    def priority(self, refs, block):
-        return -refs.next_ref.get(block, INF)
+    def bind(self, refs):
+        get = refs.next_ref.get
+        return lambda block: -get(block, INF)

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lrc.dag import AppDAG, Dependency, RDD, Stage
-from lrc.evict import LruIndex, PriorityIndex
+from lrc.evict import EvictionIndex
 from lrc.planner import Planner
 from lrc.policies import POLICIES, get_policy
 from lrc.sim import CompiledTrace, simulate
@@ -17,13 +17,12 @@ def test_unknown_policy_lists_valid_names():
         Planner("min")
 
 
-@pytest.mark.parametrize("index", [LruIndex, PriorityIndex])
-def test_lru_victim_sequence_follows_spark_including_same_rdd_rule(index):
+def test_lru_victim_sequence_follows_spark_including_same_rdd_rule():
     # blocks: 0=A0 1=A1 2=B0 3=A2 4=C0 5=C1 6=C2(big); rdd of each; unit sizes except C2
     sizes, rdd_of = [1, 1, 1, 1, 1, 1, 3], [0, 0, 1, 0, 2, 2, 2]
-    c = index(3, sizes, rdd_of)
+    c = EvictionIndex(3, sizes, rdd_of)
     for stamp, b in enumerate([0, 1, 2]):
-        assert c.insert(b, 0.0, stamp) == []
+        assert list(c.insert(b, 0.0, stamp)) == []
     c.touch(0, 0.0, 3)                       # order now A1, B0, A0
     assert c.insert(3, 0.0, 4) == [2]        # A1 skipped (same RDD as A2): B0 goes
     assert c.insert(4, 0.0, 5) == [1]        # order A1, A0, A2: A1
@@ -96,12 +95,12 @@ def test_lerc_never_keeps_partial_peer_group_over_complete_one(scenario):
     p = Planner("lerc")
     for t, g in enumerate(groups):
         p.refs.add_task(0, t, [(1, b) for b in g], seq=1)
-    idx = PriorityIndex(len(cached) + 1, [1] * n + [len(cached) + 2], [1] * n + [2])
+    idx = EvictionIndex(len(cached) + 1, [1] * n + [2], [1] * n + [2])
     for stamp, b in enumerate(cached):
         p.block_cached((1, b), "0")
     for stamp, b in enumerate(cached):
         idx.insert(b, p.priority((1, b)), stamp)
-    victim = idx._select(1, 2, ())[0]
+    [victim] = idx.insert(n, 0.0, len(cached))  # a 2-byte block of another RDD: one must go
     complete = [set(g) for g in groups if set(g) <= set(cached)]
     in_complete = lambda b: any(b in g for g in complete)  # noqa: E731
     if any(not in_complete(b) for b in cached):

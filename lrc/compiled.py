@@ -1,0 +1,107 @@
+"""A trace compiled for replay: dense block ids, flat per-block arrays, events as tuples."""
+from __future__ import annotations
+
+import numpy as np
+
+from lrc.blockids import BlockIds
+from lrc.dag import ALL, Block
+from lrc.trace import Trace
+
+KIND = {"job_start": 0, "stage_submitted": 1, "task": 2, "stage_completed": 3, "job_end": 4,
+        "unpersist": 5}
+
+
+class CompiledTrace:
+    """A trace as integer block ids and flat arrays (shared by every policy / cache size; a
+    replay only reads it)."""
+
+    def __init__(self, trace: Trace) -> None:
+        dag = trace.dag
+        self.trace, self.name = trace, trace.name
+        self.block_ids = BlockIds()
+        self.ids, self.blocks = self.block_ids.ids, self.block_ids.blocks
+        bid = self.block_ids.id
+        self.events: list[tuple] = []
+        access: list[int] = []
+        for e in trace.events:
+            k = KIND[e.kind]
+            if k == 2:
+                reads = tuple(bid(b) for b in e.reads)
+                creates = tuple(bid(b) for b in e.creates)
+                access.extend(reads)
+                access.extend(creates)
+                ex = int(e.executor) if e.executor is not None and e.executor.isdigit() else -1
+                self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s))
+            else:
+                self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
+        self.total_bytes = sum(self._size(b) for b in self.blocks)
+        self.inputs: list[tuple[int, ...]] = []
+        i = 0
+        while i < len(self.blocks):  # closure: inputs of inputs get ids too
+            self.inputs.append(tuple(bid(x) for x in dag.block_inputs(self.blocks[i])))
+            i += 1
+        self.sizes = [self._size(b) for b in self.blocks]
+        self.rdd_of = self.block_ids.rdd_of
+        self.working_set_bytes = self._peak_live_bytes()
+        self.disk = [dag.rdds[b[0]].uses_disk if b[0] in dag.rdds else False for b in self.blocks]
+        self.cost = [dag.recompute_cost(b) for b in self.blocks]
+        self.events = [ev if ev[0] != 2 or ev[6] is not None else
+                       ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], ALL),)
+                       for ev in self.events]
+        self.job_rdds = {j.id: dag.lineage_rdds(dag.stages[s].rdd_id for s in j.stage_ids)
+                         for j in dag.jobs.values()}
+        self.access = np.asarray(access, dtype=np.int64)
+        self._future = None
+        self._rdd_blocks: dict[int, list[int]] | None = None
+
+    def tasks(self):
+        """Every task as ``(stage_id, partition, read ids)``, in run order (a profile)."""
+        return ((ev[1], ev[2], ev[4]) for ev in self.events if ev[0] == 2)
+
+    def rdd_blocks(self, rdd_id: int) -> list[int]:
+        """Ids of the RDD's blocks."""
+        if self._rdd_blocks is None:
+            by: dict[int, list[int]] = {}
+            for b, r in enumerate(self.rdd_of):
+                by.setdefault(r, []).append(b)
+            self._rdd_blocks = by
+        return self._rdd_blocks.get(rdd_id, [])
+
+    def _peak_live_bytes(self) -> int:
+        """The cached working set: the most bytes cached at once with unlimited memory (a block
+        lives from its first access until its RDD is unpersisted). Equal to `total_bytes` for an
+        application that never unpersists; far less for one that does (GraphX-style loops)."""
+        live: dict[int, set[int]] = {}  # rdd -> its cached blocks
+        now = peak = 0
+        for ev in self.events:
+            if ev[0] == 2:
+                for b in ev[4] + ev[5]:
+                    blocks = live.setdefault(self.rdd_of[b], set())
+                    if b not in blocks:
+                        blocks.add(b)
+                        now += self.sizes[b]
+                peak = max(peak, now)
+            elif ev[0] == 5:
+                now -= sum(self.sizes[b] for b in live.pop(ev[1], ()))
+        return peak
+
+    def _size(self, b: Block) -> int:
+        r = self.trace.dag.rdds.get(b[0])
+        return r.size(b[1]) if r is not None else 1
+
+    def future(self) -> tuple[np.ndarray, np.ndarray]:
+        """(next access position of the block accessed at each position, first position per
+        block), inf where none; O(n log n) by a stable sort on block id."""
+        if self._future is None:
+            acc, n = self.access, len(self.access)
+            order = np.argsort(acc, kind="stable")
+            nxt = np.full(n, np.inf)
+            same = acc[order[1:]] == acc[order[:-1]]
+            nxt[order[:-1][same]] = order[1:][same]
+            first = np.full(len(self.blocks), np.inf)
+            starts = np.ones(n, dtype=bool)
+            starts[1:] = ~same
+            first[acc[order[starts]]] = order[starts]
+            self._future = (nxt, first)
+        return self._future
+

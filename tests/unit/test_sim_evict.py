@@ -1,0 +1,68 @@
+"""EvictionIndex (per-RDD lazy heaps merged through ``top``) against a sorted list: random
+inserts, accesses, priority changes, removals and unpersists."""
+from hypothesis import given, settings, strategies as st
+
+from lrc.evict import EvictionIndex
+
+NBLOCKS = 12
+
+
+def _rdd(b):
+    return b % 3
+
+
+@st.composite
+def operations(draw):
+    ops = []
+    for _ in range(draw(st.integers(1, 60))):
+        ops.append((draw(st.sampled_from(["insert", "insert", "touch", "prio", "remove", "drop",
+                                          "tidy"])),
+                    draw(st.integers(0, NBLOCKS - 1)), draw(st.integers(-2, 2)),
+                    frozenset(draw(st.lists(st.integers(0, NBLOCKS - 1), max_size=3)))))
+    return draw(st.integers(1, 12)), draw(st.lists(st.integers(1, 4), min_size=NBLOCKS,
+                                                   max_size=NBLOCKS)), ops
+
+
+@settings(max_examples=300, deadline=None)
+@given(operations())
+def test_index_evicts_like_a_sorted_list(case):
+    capacity, sizes, ops = case
+    idx = EvictionIndex(capacity, sizes, [_rdd(b) for b in range(NBLOCKS)])
+    model: dict[int, tuple] = {}  # block -> (priority, stamp)
+    for stamp, (op, b, prio, pinned) in enumerate(ops):
+        if op == "insert" and b not in model:
+            need = sum(sizes[v] for v in model) + sizes[b] - capacity
+            order = sorted((p, s, v) for v, (p, s) in model.items()
+                           if _rdd(v) != _rdd(b) and v not in pinned)
+            want, freed = [], 0
+            for _, _, v in order:
+                if freed >= need:
+                    break
+                want.append(v)
+                freed += sizes[v]
+            got = idx.insert(b, prio, stamp, pinned)
+            if freed < need:
+                assert got is None
+            else:
+                assert list(got) == want
+                for v in want:
+                    del model[v]
+                model[b] = (prio, stamp)
+        elif op == "touch" and b in model:
+            idx.touch(b, prio, stamp)
+            model[b] = (prio, stamp)
+        elif op == "prio" and b in model:
+            idx.set_priority(b, prio)
+            model[b] = (prio, model[b][1])
+        elif op == "remove" and b in model:
+            idx.remove(b)
+            del model[b]
+        elif op == "drop":
+            gone = idx.drop_rdd(_rdd(b))
+            assert sorted(gone) == sorted(v for v in model if _rdd(v) == _rdd(b))
+            for v in gone:
+                del model[v]
+        elif op == "tidy":
+            idx.tidy()
+        assert len(idx) == len(model) and idx.used == sum(sizes[v] for v in model)
+        assert all((v in idx) == (v in model) for v in range(NBLOCKS))
