@@ -25,13 +25,21 @@ class _Group:
         self.missing = 0  # members not cached
 
 
+class Counts(dict):
+    """Block -> count; a block never counted reads 0, so ``counts.__getitem__`` is a priority
+    function that stays in C for every counted block (the simulator calls it per access)."""
+
+    def __missing__(self, block: Hashable) -> int:
+        return 0
+
+
 class PeerGroups:
     """Effective reference counts, updated incrementally as references and caching change."""
 
     def __init__(self, changed: set) -> None:
         self.groups: dict[Hashable, _Group] = {}
         self.member_of: dict[Hashable, set] = {}
-        self.effective: dict[Hashable, int] = {}
+        self.effective: Counts = Counts()
         self.cached: set = set()
         self.changed = changed  # blocks whose effective count moved (shared with RefState)
 

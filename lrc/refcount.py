@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from lrc.peers import PeerGroups
+from lrc.peers import Counts, PeerGroups
 
 INF = float("inf")
 
@@ -31,7 +31,7 @@ class RefState:
     def __init__(self, peer_mode: str | None = None, track_order: bool = False) -> None:
         if peer_mode not in (None, "task", "stage"):
             raise ValueError(f"peer_mode must be 'task' or 'stage', not {peer_mode!r}")
-        self.count: dict[Hashable, int] = {}
+        self.count: Counts = Counts()
         self.pending: dict[int, dict[int, tuple]] = {}  # stage -> partition -> reads
         self.stage_seq: dict[int, int] = {}
         self.changed: set = set()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-NAMES = ("pagerank", "cc", "ml", "svdpp", "zip", "sql")
+NAMES = ("pagerank", "cc", "ml", "svdpp", "zip", "sql", "mllib", "tpch")
 
 WORKLOADS: dict[str, ModuleType] = {name: import_module(f"workloads.{name}") for name in NAMES}
 

@@ -18,6 +18,7 @@ import hashlib
 import json
 import sys
 import time
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -195,6 +196,24 @@ def persist(rdd, level, name: str):
 
 def default_partitions(spark, scale: int, per_scale: int = 4) -> int:
     return max(2, per_scale * scale)
+
+
+@contextmanager
+def shuffle_partitions(spark, parts: int) -> Iterator[None]:
+    """`spark.sql.shuffle.partitions` set to `parts` for the block, restored after it."""
+    key = "spark.sql.shuffle.partitions"
+    saved = spark.conf.get(key)
+    spark.conf.set(key, str(parts))
+    try:
+        yield
+    finally:
+        spark.conf.set(key, saved)
+
+
+def hash_col(F, seed: int, stream: int, modulo: int, col: str = "id"):
+    """A DataFrame int column in [0, modulo): a pure function of (seed, stream, `col`), the same
+    whatever the partitioning (`F` is pyspark.sql.functions)."""
+    return F.pmod(F.xxhash64(F.lit(seed), F.lit(stream), F.col(col)), F.lit(modulo))
 
 
 # --------------------------------------------------------------------------- command line

@@ -15,11 +15,6 @@ is exact: results do not depend on partitioning or summation order.
 """
 from __future__ import annotations
 
-if __name__ == "__main__" and not __package__:  # `spark-submit workloads/ml.py`
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
 import numpy as np
 
 from workloads import common

@@ -14,11 +14,6 @@ Ranks are fixed-point integers (`ONE` = 1.0), so results do not depend on summat
 """
 from __future__ import annotations
 
-if __name__ == "__main__" and not __package__:  # `spark-submit workloads/pagerank.py`
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
 from operator import add
 
 import numpy as np

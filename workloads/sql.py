@@ -16,21 +16,12 @@ result is exact and independent of partitioning.
 """
 from __future__ import annotations
 
-if __name__ == "__main__" and not __package__:  # `spark-submit workloads/sql.py`
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
 from workloads import common
 
 ORDERS_PER_SCALE = 50_000
 CUSTOMERS_PER_SCALE = 5_000
 PRODUCTS = 500
 
-
-def _h(F, seed: int, stream: int, modulo: int):
-    """A non-negative int column in [0, modulo): a pure function of (seed, stream, id)."""
-    return F.pmod(F.xxhash64(F.lit(seed), F.lit(stream), F.col("id")), F.lit(modulo))
 
 
 def _note(F, seed: int, stream: int, chunks: int):
@@ -45,20 +36,20 @@ def tables(spark, seed: int, scale: int, partitions: int):
 
     orders = (spark.range(0, ORDERS_PER_SCALE * scale, numPartitions=partitions)
               .select(F.col("id").alias("order_id"),
-                      _h(F, seed, 1, CUSTOMERS_PER_SCALE * scale).alias("cust_id"),
-                      _h(F, seed, 2, PRODUCTS).alias("product_id"),
-                      (_h(F, seed, 3, 9) + 1).alias("qty"),
-                      _h(F, seed, 4, 24).alias("month"),
+                      common.hash_col(F, seed, 1, CUSTOMERS_PER_SCALE * scale).alias("cust_id"),
+                      common.hash_col(F, seed, 2, PRODUCTS).alias("product_id"),
+                      (common.hash_col(F, seed, 3, 9) + 1).alias("qty"),
+                      common.hash_col(F, seed, 4, 24).alias("month"),
                       _note(F, seed, 100, 1).alias("note")))
     customers = (spark.range(0, CUSTOMERS_PER_SCALE * scale, numPartitions=partitions)
                  .select(F.col("id").alias("cust_id"),
-                         F.concat(F.lit("region-"), _h(F, seed, 5, 7)).alias("region"),
-                         _h(F, seed, 6, 4).alias("segment"),
+                         F.concat(F.lit("region-"), common.hash_col(F, seed, 5, 7)).alias("region"),
+                         common.hash_col(F, seed, 6, 4).alias("segment"),
                          _note(F, seed, 200, 2).alias("profile")))
     products = (spark.range(0, PRODUCTS, numPartitions=max(1, partitions // 4))
                 .select(F.col("id").alias("product_id"),
-                        F.concat(F.lit("cat-"), _h(F, seed, 7, 12)).alias("category"),
-                        (_h(F, seed, 8, 9900) + 100).alias("price_cents")))
+                        F.concat(F.lit("cat-"), common.hash_col(F, seed, 7, 12)).alias("category"),
+                        (common.hash_col(F, seed, 8, 9900) + 100).alias("price_cents")))
     return orders, customers, products
 
 
@@ -82,13 +73,8 @@ def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = No
 
     level = common.storage_level(storage_level, default="MEMORY_AND_DISK")
     parts = partitions or common.default_partitions(spark, scale)
-    shuffle_key = "spark.sql.shuffle.partitions"
-    saved = spark.conf.get(shuffle_key)
-    spark.conf.set(shuffle_key, str(parts))  # as users tune it; restored at the end
-    try:
+    with common.shuffle_partitions(spark, parts):  # as users tune it
         return _run(spark, seed, scale, parts, level, rounds)
-    finally:
-        spark.conf.set(shuffle_key, saved)
 
 
 def _run(spark, seed: int, scale: int, parts: int, level, rounds: int) -> dict:

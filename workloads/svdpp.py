@@ -16,11 +16,6 @@ partitioning; only the RMSE (a float sum) is rounded.
 """
 from __future__ import annotations
 
-if __name__ == "__main__" and not __package__:  # `spark-submit workloads/svdpp.py`
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
 import math
 
 import numpy as np

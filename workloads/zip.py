@@ -15,11 +15,6 @@ Caching pattern:
 """
 from __future__ import annotations
 
-if __name__ == "__main__" and not __package__:  # `spark-submit workloads/zip.py`
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
 import numpy as np
 
 from workloads import common

@@ -7,5 +7,4 @@ class LRC(Policy):
     name = "lrc"
 
     def bind(self, refs):
-        get = refs.count.get
-        return lambda block: get(block, 0)
+        return refs.count.__getitem__  # 0 for a block never counted

@@ -22,7 +22,7 @@ TIGHT = {"spark.testing.memory": str(48 << 20), "spark.testing.reservedMemory": 
 # Few iterations: enough to cache, evict and re-read, fast enough to run six times.
 SHORT = {"pagerank": {"iterations": 3}, "cc": {"max_iterations": 4, "verify": False},
          "ml": {"iterations": 3}, "svdpp": {"rounds": 2, "eval_every": 1}, "zip": {"rounds": 3},
-         "sql": {"rounds": 1}}
+         "sql": {"rounds": 1}, "mllib": {"iterations": 5}, "tpch": {"rounds": 1}}
 
 
 def run_all(policy: str | None) -> tuple[dict[str, str], dict | None]:

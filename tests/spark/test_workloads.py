@@ -19,9 +19,11 @@ FAST = {
     "svdpp": {"rounds": 1, "eval_every": 1},
     "zip": {"rounds": 2},
     "sql": {"rounds": 1},
+    "mllib": {"iterations": 5},
+    "tpch": {"rounds": 1},
 }
 # the second configuration: other partition count and other storage level
-OTHER_LEVEL = {"sql": "MEMORY_ONLY"}
+OTHER_LEVEL = {"sql": "MEMORY_ONLY", "mllib": "MEMORY_ONLY", "tpch": "MEMORY_ONLY"}
 
 
 @pytest.fixture(scope="module")
