@@ -150,8 +150,14 @@ def _decode(cls: type, obj: Any, where: str) -> Any:
     return cls(**values)
 
 
+@functools.cache
+def _shape(tp: Any) -> tuple[Any, tuple, bool]:
+    """(origin, args, is a record) of a field type: computed once per type, not per event."""
+    return typing.get_origin(tp), typing.get_args(tp), is_dataclass(tp)
+
+
 def _value(tp: Any, v: Any, where: str) -> Any:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    origin, args, record = _shape(tp)
     if origin in (types.UnionType, typing.Union):  # X | None
         return None if v is None else _value(next(a for a in args if a is not type(None)), v, where)
     if origin is tuple:
@@ -160,7 +166,7 @@ def _value(tp: Any, v: Any, where: str) -> Any:
     if origin is dict:
         _expect(v, dict, where)
         return {k: _value(args[1], x, f"{where}.{k}") for k, x in v.items()}
-    if is_dataclass(tp):
+    if record:
         return _decode(tp, v, where)
     if tp is float:
         _expect(v, (int, float), where)
