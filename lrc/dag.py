@@ -79,7 +79,9 @@ class Dependency:
 class RDD:
     """An RDD. ``block_bytes``: int for every partition, a per-partition sequence, or None
     (unknown: counted as 1 byte). ``compute_cost``: seconds to compute one partition from its
-    immediate inputs (its own work only)."""
+    immediate inputs (its own work only). ``call_site``: where the application created it
+    (Spark's short call site, e.g. ``map at pagerank.py:41``): the same for every generation of
+    a dataset an iterative application re-creates, which is what predictions key on."""
 
     id: int
     num_partitions: int
@@ -89,6 +91,7 @@ class RDD:
     block_bytes: int | Sequence[int] | None = None
     compute_cost: float = 0.0
     name: str = ""
+    call_site: str = ""
 
     def __post_init__(self) -> None:
         if self.num_partitions < 0:

@@ -10,12 +10,15 @@ keeps the reference state and asks the policy for priorities. Usage::
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds, IdView
+from lrc.cost import MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage
 from lrc.policies import Policy, get_policy
+from lrc.predict import Predictor, shape_of
 from lrc.refcount import RefState
 
 
@@ -39,16 +42,22 @@ class Planner:
     (the simulator's lists are indexed by them); every block passed in or handed out is then its
     id. The planner keeps its own copies of the RDDs and stages it is given: it never changes
     its callers' objects (a trace replays the same way twice).
+    ``costs``: what misses cost (``lrc.cost``; default: estimated from the events it is given).
+    ``predict`` (default: when there is no profile): add predicted references for the jobs an
+    iterative application has not submitted yet (``lrc.predict``), replaced by each real job.
     """
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
-                 simulated: bool = False, block_ids: BlockIds | None = None) -> None:
+                 simulated: bool = False, block_ids: BlockIds | None = None,
+                 predict: bool | None = None, costs: MissCosts | None = None) -> None:
         self.policy = get_policy(policy)
         if self.policy.needs_future and not simulated:
             raise ValueError(f"policy {self.policy.name!r} needs the future access sequence: "
                              "simulator only (python -m lrc simulate)")
         self.refs = RefState(peer_mode if self.policy.needs_peers else None,
                              track_order=self.policy.needs_order)
+        if costs is not None:
+            self.refs.costs = costs
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()
@@ -57,6 +66,13 @@ class Planner:
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
         self._seq = 0
+        if predict is None:
+            predict = profile is None
+        self.predictor = Predictor() if predict and not self.policy.constant else None
+        self.predicted: list[int] = []  # pseudo stage ids holding predicted references
+        self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
+        self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
+        self._samples: dict[int, int] = {}  # cached RDD -> task durations in its rebuild cost
         if profile is not None:
             self.preload(profile.dag, ((e.stage_id, e.partition, self._keys(e.reads))
                                        for e in profile.events if e.kind == "task"))
@@ -98,9 +114,16 @@ class Planner:
     # ---- DAG events ------------------------------------------------------------------------
     def add_job(self, job: Job, stages: list[Stage], rdds: list[RDD]) -> None:
         """Merge the job's RDDs/stages and add references of the stages that will run
-        (a stage that already completed is predicted skipped: its shuffle output exists)."""
+        (a stage that already completed is predicted skipped: its shuffle output exists).
+        The job replaces every predicted reference; then it predicts the jobs after it."""
+        before = None
+        if self.predictor is not None:
+            self._drop_predictions()
+            before = (self._generations(), set(self.dag.rdds))
         for r in rdds:
             self.dag.add_rdd(replace(r))
+            if r.cached and r.uses_disk:
+                self.refs.costs.disk.add(r.id)
         for s in stages:
             self.dag.add_stage(replace(s, job_id=job.id if s.job_id is None else s.job_id))
         self.dag.add_job(job)
@@ -109,6 +132,66 @@ class Planner:
         for s in _parents_first([self.dag.stages[s.id] for s in stages]):
             if s.id not in self.completed:
                 self._plan_stage(s, created, lazy)
+        if before is not None:
+            self._predict(job, *before)
+
+    # ---- predicted references (lrc.predict) --------------------------------------------------
+    def _site(self, rdd_id: int) -> str:
+        r = self.dag.rdds[rdd_id]
+        return r.call_site or r.name or f"rdd {rdd_id}"
+
+    def _generations(self) -> dict[str, list[int]]:
+        """Cached RDDs by call site, oldest generation first."""
+        out: dict[str, list[int]] = {}
+        for rid in sorted(self.dag.rdds):
+            if self.dag.rdds[rid].cached:
+                out.setdefault(self._site(rid), []).append(rid)
+        return out
+
+    def _block(self, key: Hashable) -> Block:
+        return key if self.block_ids is None else self.block_ids.blocks[key]
+
+    def _drop_predictions(self) -> None:
+        for sid in self.predicted:
+            self.refs.forget_stage(sid)
+        self.predicted.clear()
+
+    def _predict(self, job: Job, before: dict[str, list[int]], known: set[int]) -> None:
+        """Remember the job's shape and register the reads of the jobs predicted after it."""
+        back = {rid: (site, len(ids) - 1 - i) for site, ids in before.items()
+                for i, rid in enumerate(ids)}
+
+        def key(b):
+            rdd, p = self._block(b)
+            g = back.get(rdd)
+            return None if g is None else (g[0], g[1], p)
+
+        seq = self.refs.stage_seq
+        ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
+        new = Counter(self._site(r) for r in self.dag.rdds
+                      if r not in known and self.dag.rdds[r].cached)
+        result = self.dag.stages[max(job.stage_ids)].rdd_id if job.stage_ids else -1
+        signature = self._site(result) if result in self.dag.rdds else f"job {job.id}"
+        self.predictor.observe(shape_of(
+            signature, [list(self.refs.pending[s].values()) for s in ran], key, new))
+        now = self._generations()
+        shift: Counter[str] = Counter()
+        for shape in self.predictor.cycle():
+            for tasks in shape.stages:
+                order = self._next_seq()
+                sid = -order  # unique, and never a Spark stage id
+                for part, reads in enumerate(tasks):
+                    blocks = []
+                    for site, gen, p in reads:
+                        ids, back_n = now.get(site, ()), gen - shift[site]
+                        if 0 <= back_n < len(ids):
+                            rid = ids[-1 - back_n]
+                            if p < self.dag.rdds[rid].num_partitions:
+                                blocks.append((rid, p))
+                    if blocks:
+                        self.refs.add_task(sid, part, self._keys(blocks), order)
+                self.predicted.append(sid)
+            shift.update(dict(shape.new_generations))
 
     def _plan_stage(self, stage: Stage, created: set[Block], lazy: list | None = None) -> None:
         """Add the references of the stage's tasks. A task already registered (by a profile)
@@ -129,16 +212,23 @@ class Planner:
             reads, creates = self.dag.task_reads(stage.id, p, mat)
             self.refs.add_task(stage.id, p, self._keys(reads), seq)
             created.update(creates)
+            for b in creates:
+                if b[0] not in self._builder:
+                    self._builder[b[0]] = stage.id
+                    self._builds.setdefault(stage.id, set()).add(b[0])
         self.planned.add(stage.id)
 
     def stage_submitted(self, stage_id: int) -> None:
         """A stage really runs; plan it now if no job start announced it."""
         if stage_id not in self.planned and stage_id in self.dag.stages:
             self._plan_stage(self.dag.stages[stage_id], set())
+        seq = self.refs.stage_seq.get(stage_id)
+        if seq is not None:
+            self.refs.advance(seq)
 
     def stage_completed(self, stage_id: int) -> None:
         self.completed.add(stage_id)
-        self.refs.drop_stage(stage_id)
+        self.refs.forget_stage(stage_id)
 
     def job_ended(self, job_id: int) -> None:
         """Drop references of the job's stages that never ran."""
@@ -146,8 +236,16 @@ class Planner:
         for s in job.stage_ids if job else ():
             self.refs.drop_stage(s)
 
-    def task_finished(self, stage_id: int, partition: int) -> None:
+    def task_finished(self, stage_id: int, partition: int, seconds: float | None = None) -> None:
+        """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
+        block of the cached RDDs the stage computed first takes (a running mean per RDD)."""
         self.refs.finish_task(stage_id, partition)
+        if seconds is not None:
+            costs = self.refs.costs
+            for rdd in self._builds.get(stage_id, ()):
+                n = self._samples[rdd] = self._samples.get(rdd, 0) + 1
+                old = costs.rebuild_s.get(rdd, 0.0)
+                costs.rebuild_s[rdd] = old + (seconds - old) / n
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` is now cached on some executor (True) or on none (False). The simulator
@@ -159,6 +257,8 @@ class Planner:
             peers.set_cached(block, cached)
 
     def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
+        if nbytes > 0:
+            self.refs.costs.size[block] = nbytes
         where = self.locations.setdefault(block, set())
         if not where:
             self.set_cached(block, True)
@@ -181,6 +281,11 @@ class Planner:
         self.materialized.difference_update(self._of_rdd(self.materialized, rdd_id))
         if rdd_id in self.dag.rdds:
             self.dag.rdds[rdd_id].cached = False
+        costs = self.refs.costs
+        for b in self._of_rdd(costs.size, rdd_id):
+            del costs.size[b]
+        costs.rebuild_s.pop(rdd_id, None)
+        costs.disk.discard(rdd_id)
 
     # ---- priorities out --------------------------------------------------------------------
     def priority(self, block: Hashable) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
+from lrc.cost import MissCosts
 from lrc.peers import Counts, PeerGroups
 
 INF = float("inf")
@@ -42,6 +43,16 @@ class RefState:
         self.next_ref: dict[Hashable, float] = {}
         # future knowledge (position of each block's next access): only a simulator fills it
         self.next_access: dict[Hashable, float] | list[float] = _Never()
+        self.now = 0  # stage sequence number of the newest stage running (distances count from it)
+        self.costs = MissCosts()  # what a miss of each block costs (cost-aware policies)
+
+    def advance(self, seq: int) -> None:
+        """A stage planned at ``seq`` runs: distances to next references shrink (with order
+        tracking, every block with a future reference changes)."""
+        if seq > self.now:
+            self.now = seq
+            if self.track_order:
+                self.changed.update(self.next_ref)
 
     # ---- registering and dropping references ------------------------------------------------
     def add_task(self, stage_id: int, partition: int, reads: Iterable[Hashable], seq: int) -> bool:
@@ -95,8 +106,10 @@ class RefState:
                     seqs[seq] = left
                 else:
                     del seqs[seq]
-                    if next_ref[b] == seq:
-                        next_ref[b] = min(seqs) if seqs else INF
+                    if not seqs:  # no future reference: MRD's get(b, INF)
+                        del next_seqs[b], next_ref[b]
+                    elif next_ref[b] == seq:
+                        next_ref[b] = min(seqs)
         else:
             for b in reads:
                 count[b] -= 1
@@ -110,6 +123,12 @@ class RefState:
         """Drop references of every task of the stage that has not finished."""
         for p in list(self.pending.get(stage_id, ())):
             self.finish_task(stage_id, p)
+
+    def forget_stage(self, stage_id: int) -> None:
+        """Drop the stage's references and every trace of it (a predicted stage replaced)."""
+        self.drop_stage(stage_id)
+        self.pending.pop(stage_id, None)
+        self.stage_seq.pop(stage_id, None)
 
     # ---- queries -----------------------------------------------------------------------------
     def refs(self, block: Hashable) -> int:

@@ -10,7 +10,8 @@ costs / cores; the estimated runtime is the sum over stages.
 
 One replay for every policy: the caches are ``lrc.evict.EvictionIndex``es, priorities come from
 ``policy.bind`` over the same ``Planner`` / ``RefState`` as the live plugin (online references
-job by job, or ``refs="profile"``: preloaded from the trace itself, a recurring application),
+job by job with predicted references for the jobs to come, ``"blind"``: job by job only, or
+``"profile"``: preloaded from the trace itself, a recurring application),
 keyed by the compiled trace's block ids. Constant policies (lru) need no state; policies that
 need the future (min) get each block's next access position from the trace.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from lrc.compiled import CompiledTrace
+from lrc.cost import DISK_BYTES_PER_S, ArrayCosts
 from lrc.evict import EvictionIndex
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
@@ -27,7 +29,9 @@ from lrc.trace import Trace
 
 __all__ = ["CompiledTrace", "SimResult", "simulate"]
 
-DISK_BYTES_PER_S = 200e6
+# where references come from: the trace itself (a recurring application's profile), job by job
+# with predicted references for the jobs not yet submitted (the live default), job by job only
+REFS = ("profile", "online", "blind")
 
 
 @dataclass
@@ -71,8 +75,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
     ``log_evictions`` records victims in ``result.evicted``. A CompiledTrace can be replayed
     any number of times: a replay never changes it."""
-    if refs not in ("profile", "online"):
-        raise ValueError(f"refs must be 'profile' or 'online', not {refs!r}")
+    if refs not in REFS:
+        raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
@@ -104,7 +108,8 @@ class _Replay:
             state.next_access = self.next_access = first.tolist()
         elif not policy.constant:
             self.planner = Planner(policy, None, peer_mode, simulated=True,
-                                   block_ids=ct.block_ids.copy())
+                                   block_ids=ct.block_ids.copy(), predict=refs == "online",
+                                   costs=ArrayCosts(ct.cost, ct.sizes, ct.disk, disk_bw))
             if refs == "profile":
                 self.planner.preload(ct.trace.dag, ct.tasks())
             state = self.planner.refs

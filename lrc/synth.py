@@ -38,8 +38,10 @@ class App:
         self.steps: list[tuple[str, int]] = []
 
     def rdd(self, deps=(), mb: float | None = None, cost: float = 0.05, parts: int | None = None,
-            level: str = "MEMORY_ONLY", name: str = "") -> int:
-        """An RDD; cached iff ``mb`` (mean block size) is given; sizes vary lognormally."""
+            level: str = "MEMORY_ONLY", name: str = "", site: str | None = None) -> int:
+        """An RDD; cached iff ``mb`` (mean block size) is given; sizes vary lognormally. Its
+        call site is ``site``, by default its name without a trailing iteration number (every
+        iteration of a loop creates its RDDs at the same place in the code)."""
         n = parts or self.parts
         sizes = None
         if mb is not None:
@@ -47,7 +49,8 @@ class App:
         rid = len(self.dag.rdds)
         self.dag.add_rdd(RDD(rid, n, tuple(deps), cached=mb is not None,
                              storage_level=level if mb is not None else "NONE", block_bytes=sizes,
-                             compute_cost=cost * float(self.rng.uniform(0.8, 1.2)), name=name))
+                             compute_cost=cost * float(self.rng.uniform(0.8, 1.2)), name=name,
+                             call_site=name.rstrip("0123456789_") if site is None else site))
         return rid
 
     def _stage(self, rdd_id: int) -> int:
@@ -119,7 +122,7 @@ def pagerank(seed: int = 0, parts: int = 16, iters: int = 4) -> Trace:
     iteration (the previous one is dead but kept)."""
     a = App("pagerank", seed, parts)
     links = a.rdd([shuffle(a.rdd(cost=0.1))], mb=24, cost=0.6, name="links")
-    ranks = a.rdd([o2o(links)], mb=8, cost=0.02, name="ranks0")
+    ranks = a.rdd([o2o(links)], mb=8, cost=0.02, name="ranks0", site="ranks init")
     a.action(ranks)
     for i in range(iters):
         contribs = a.rdd([o2o(links), o2o(ranks)], cost=0.2, name=f"contribs{i}")
@@ -133,7 +136,7 @@ def cc(seed: int = 0, parts: int = 16, iters: int = 8) -> Trace:
     (shrinking as vertices converge, counted once, then unpersisted) and vertices (kept)."""
     a = App("cc", seed, parts)
     edges = a.rdd([shuffle(a.rdd(cost=0.1))], mb=30, cost=0.5, name="edges")
-    verts = a.rdd([o2o(edges)], mb=3, cost=0.05, name="verts0")
+    verts = a.rdd([o2o(edges)], mb=3, cost=0.05, name="verts0", site="verts init")
     a.action(verts)
     prev_msgs = None
     for i in range(iters):
@@ -166,7 +169,7 @@ def svdpp(seed: int = 0, parts: int = 16, iters: int = 6) -> Trace:
     distance) while each iteration caches several intermediate factor RDDs."""
     a = App("svdpp", seed, parts)
     ratings = a.rdd([shuffle(a.rdd(cost=0.1))], mb=14, cost=0.5, name="ratings")
-    g = a.rdd([o2o(ratings)], mb=5, cost=0.05, name="g0")
+    g = a.rdd([o2o(ratings)], mb=5, cost=0.05, name="g0", site="g init")
     a.action(g)
     for i in range(iters):
         t1 = a.rdd([o2o(g), shuffle(a.rdd([o2o(ratings), o2o(g)], cost=0.2))], mb=5, cost=0.1, name=f"t1_{i}")

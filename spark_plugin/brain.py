@@ -36,7 +36,8 @@ class Brain:
         self.bridge = bridge
         self.settings = settings
         profile = load_trace(settings.profile) if settings.profile else None
-        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode)
+        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
+                               predict=settings.predict and profile is None)
         self.metrics = Metrics(settings.policy)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
@@ -176,7 +177,7 @@ class Brain:
         self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
         while len(self._finished_reads) > 100_000:
             self._finished_reads.popitem(last=False)
-        self._planner_call("task_finished", stage, part)
+        self._planner_call("task_finished", stage, part, ev.duration_ms / 1000)
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:
         known = self._finished_reads.pop((stage, part), None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 PLUGIN_CLASS = "org.sparklrc.LrcPlugin"
-LIVE_POLICIES = ("lru", "lrc", "lerc", "mrd")  # `min` needs the future: simulator only
+LIVE_POLICIES = ("lru", "lrc", "lerc", "mrd", "crd")  # `min` needs the future: simulator only
 
 
 class LrcConfigError(ValueError):
@@ -80,7 +80,8 @@ class Key:
 
 KEYS: tuple[Key, ...] = (
     Key("spark.lrc.policy", "lrc", _choice(*LIVE_POLICIES),
-        "Eviction policy: lru (Spark's own order), lrc, lerc, mrd."),
+        "Eviction policy: lru (Spark's own order), lrc, lerc, mrd, crd (cost- and "
+        "distance-aware: what a miss costs per byte, over the stages until the next read)."),
     Key("spark.lrc.brain", "true", _bool,
         "Attach the Python brain when a session set up by spark-lrc starts; false leaves the JVM "
         "shim alone (its events stay in the buffer for another consumer, eviction stays LRU)."),
@@ -89,6 +90,9 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.profile", None, _path,
         "A trace recorded from an earlier run of the same application: reference counts then "
         "cover the whole application instead of job by job."),
+    Key("spark.lrc.predict", "true", _bool,
+        "Without a profile, predict the reads of the jobs an iterative application has not "
+        "submitted yet from the jobs it repeats (RDD call sites and generations)."),
     Key("spark.lrc.tracePath", None, _path,
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
     Key("spark.lrc.statsPath", None, _path,

@@ -27,7 +27,7 @@ def _rdd(r: RddInfo, stage_rdds: set[int]) -> RDD:
         deps = tuple(Dependency(parent=p, kind="unknown" if p in stage_rdds else "shuffle")
                      for p in r.parents)
     return RDD(id=r.id, num_partitions=r.parts, deps=deps, cached=r.cached,
-               storage_level=r.level, name=r.name)
+               storage_level=r.level, name=r.name, call_site=r.callsite)
 
 
 def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:

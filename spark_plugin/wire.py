@@ -13,7 +13,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     job_start        job, time (ms), stages: [stage]
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
                      shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd]
-      rdd            id, name, parts, level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
+      rdd            id, name, callsite (where the application created it), parts,
+                     level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
                      deps: [dep] (optional)
       dep            parent, kind (one_to_one | range | explicit | shuffle | unknown),
                      in_start, out_start, length (range), map ([[parent partitions] per child
@@ -78,7 +79,8 @@ Strs = tuple[str, ...]
 
 Dep = _record("Dep", parent=int, kind=str, in_start=int, out_start=int, length=int,
               map=tuple[Ints, ...])
-RddInfo = _record("RddInfo", id=int, name=str, parts=int, level=str, cached=bool, parents=Ints,
+RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=str, cached=bool,
+                  parents=Ints,
                   deps=(tuple[Dep, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
                     shuffle=int, rdds=tuple[RddInfo, ...])

@@ -40,10 +40,10 @@ def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4
     return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "stages": [{
         "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
         "rdds": [
-            {"id": cached_rdd, "name": "c", "parts": parts, "level": "MEMORY_ONLY", "cached": True,
-             "parents": []},
-            {"id": reader, "name": "r", "parts": parts, "level": "NONE", "cached": False,
-             "parents": [cached_rdd],
+            {"id": cached_rdd, "name": "c", "callsite": "", "parts": parts, "level": "MEMORY_ONLY",
+             "cached": True, "parents": []},
+            {"id": reader, "name": "r", "callsite": "", "parts": parts, "level": "NONE",
+             "cached": False, "parents": [cached_rdd],
              "deps": [{"parent": cached_rdd, "kind": "one_to_one", "in_start": 0, "out_start": 0,
                        "length": 0, "map": []}]}]}]})
 
@@ -61,7 +61,7 @@ def cached(rdd: int, part: int) -> str:
 def brain(publish_ms: int) -> tuple[Brain, RecordingBridge]:
     """A brain that has seen job 0 cache RDD 1 (4 blocks) and job 1 start reading it (stage 1)."""
     bridge = RecordingBridge()
-    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=publish_ms))
+    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=publish_ms, predict=False))
     bridge.pending = ([job_start(0, 0, cached_rdd=1, reader=2)]
                       + [line for p in range(4) for line in (cached(1, p), task_end(0, p))]
                       + [json.dumps({"e": "job_end", "job": 0, "time": 0, "success": True})])
@@ -127,7 +127,10 @@ def test_every_event_of_the_committed_jvm_fixture_applies_without_a_warning(capl
     s = b.stats()
     assert s["executors"]["1"]["installed"] is True
     assert s["eviction_reasons"]["order"] == {"priority": 1}
-    assert s["executor_wait_ms"]["count"] == 1 and set(b.executors) == {"0"}
+    events = [json.loads(line) for line in lines]
+    alive = ({e["executor"] for e in events if e["e"] == "executor_added"}
+             - {e["executor"] for e in events if e["e"] == "executor_removed"})
+    assert s["executor_wait_ms"]["count"] == 1 and set(b.executors) == alive
 
 
 def test_a_failed_publish_loses_no_event_and_its_rdds_go_out_with_the_next_one():

@@ -11,7 +11,7 @@ from lrc.trace import Event, Trace
 
 
 def test_unknown_policy_lists_valid_names():
-    with pytest.raises(ValueError, match="lru, lrc, lerc, mrd, min"):
+    with pytest.raises(ValueError, match="lru, lrc, lerc, mrd, crd, min"):
         get_policy("fifo")
     with pytest.raises(ValueError, match="simulator only"):
         Planner("min")

@@ -32,7 +32,7 @@ def brute_counts(events, started_jobs=None, job=None):
 
 
 def replay_checking_counts(trace, profile):
-    p = Planner("lrc", profile=trace if profile else None)
+    p = Planner("lrc", profile=trace if profile else None, predict=False)
     dag, started, current = trace.dag, set(), None
     for i, e in enumerate(trace.events):
         if e.kind == "job_start":

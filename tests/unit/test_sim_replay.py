@@ -9,11 +9,12 @@ import dataclasses
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from lrc.cost import ArrayCosts, MissCosts
 from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
 from lrc.planner import Planner
 from lrc.policies import POLICIES, Policy, get_policy
 from lrc.refcount import RefState
-from lrc.sim import CompiledTrace, simulate
+from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import cc, make
 from lrc.trace import Event, Trace
 
@@ -36,7 +37,11 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         nxt, first = ct.future()
         state.next_access.update((blocks[i], x) for i, x in enumerate(first.tolist()))
     elif not pol.constant:
-        planner = Planner(pol, ct.trace if refs == "profile" else None, peer_mode, simulated=True)
+        by_id = ArrayCosts(ct.cost, ct.sizes, ct.disk, disk_bw)
+        costs = MissCosts()
+        costs.density = lambda b: by_id.density(ct.ids.get(b, len(blocks)))
+        planner = Planner(pol, ct.trace if refs == "profile" else None, peer_mode, simulated=True,
+                          predict=refs == "online", costs=costs)
     clock = [0]
 
     def tick():
@@ -168,7 +173,7 @@ def _check(build, policy, f, **kw):
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["pagerank", "cc", "ml", "svdpp", "zip"]), st.integers(0, 10 ** 6),
        st.integers(2, 10), st.sampled_from(list(POLICIES)), st.sampled_from([0.1, 0.25, 0.4, 0.6]),
-       st.integers(1, 4), st.sampled_from(["profile", "online"]), st.sampled_from(["task", "stage"]))
+       st.integers(1, 4), st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]))
 def test_replay_equals_oracle_on_synthetic_workloads(w, seed, parts, policy, f, ex, refs, pm):
     _check(lambda: make(w, seed=seed, parts=parts), policy, f, executors=ex, refs=refs,
            peer_mode=pm)
@@ -230,7 +235,7 @@ class MostReferenced(Policy):
 @settings(max_examples=150, deadline=None)
 @given(random_traces(), st.sampled_from(list(POLICIES) + [MostReferenced()]),
        st.sampled_from([0.15, 0.3, 0.5, 0.8]), st.integers(1, 3),
-       st.sampled_from(["profile", "online"]), st.sampled_from(["task", "stage"]))
+       st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]))
 def test_replay_equals_oracle_on_random_traces(case, policy, f, ex, refs, pm):
     d, ev = case
     doc = d.to_json()
@@ -243,7 +248,7 @@ def _snapshot(trace: Trace):
             [dataclasses.astuple(s) for s in trace.dag.stages.values()])
 
 
-@pytest.mark.parametrize("refs", ["online", "profile"])
+@pytest.mark.parametrize("refs", REFS)
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_a_compiled_trace_replays_the_same_every_time(policy, refs):
     # cc unpersists each iteration's messages: replaying used to mark them uncached in the

@@ -87,9 +87,10 @@ final class Events {
   }
 
   /** One RDD of a stage; {@code deps} is null when the lineage walk did not reach it. */
-  static ObjectNode rdd(int id, String name, int parts, String level, boolean cached,
-      List<Integer> parents, ArrayNode deps) {
+  static ObjectNode rdd(int id, String name, String callsite, int parts, String level,
+      boolean cached, List<Integer> parents, ArrayNode deps) {
     ObjectNode n = NODES.objectNode().put("id", id).put("name", name == null ? "" : name)
+        .put("callsite", callsite == null ? "" : callsite)
         .put("parts", parts).put("level", level).put("cached", cached);
     n.set("parents", ints(parents));
     if (deps != null) {

@@ -196,9 +196,9 @@ final class Lineage {
     return l.replication() > 1 ? base + "_" + l.replication() : base;
   }
 
-  static ObjectNode rdd(int id, String name, int parts,
+  static ObjectNode rdd(int id, String name, String callsite, int parts,
       StorageLevel level, List<Integer> parents) {
-    return Events.rdd(id, name, parts, levelName(level), level != null && level.isValid(), parents,
+    return Events.rdd(id, name, callsite, parts, levelName(level), level != null && level.isValid(), parents,
         cachedDeps(id));
   }
 
@@ -216,7 +216,8 @@ final class Lineage {
       for (Dependency<?> d : CollectionConverters.asJava(r.dependencies())) {
         parents.add(d.rdd().id());
       }
-      rddNodes.add(rdd(r.id(), r.name(), r.partitions().length, r.getStorageLevel(), parents));
+      rddNodes.add(rdd(r.id(), r.name(), r.getCreationSite(), r.partitions().length,
+          r.getStorageLevel(), parents));
     }
     return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
         parentStages, shuffle, rddNodes);

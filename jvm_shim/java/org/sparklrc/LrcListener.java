@@ -104,7 +104,7 @@ public class LrcListener extends SparkListener {
     int shuffle = si.shuffleDepId().isDefined() ? ((Number) si.shuffleDepId().get()).intValue() : -1;
     ArrayNode rdds = Events.array();
     for (RDDInfo r : infos) {
-      rdds.add(Lineage.rdd(r.id(), r.name(), r.numPartitions(), r.storageLevel(),
+      rdds.add(Lineage.rdd(r.id(), r.name(), r.callSite(), r.numPartitions(), r.storageLevel(),
           Lineage.ints(r.parentIds())));
     }
     return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),

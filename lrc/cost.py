@@ -1,0 +1,48 @@
+"""What a miss of each block costs, per byte it occupies: the cost-aware policy's input.
+
+A miss of a block whose storage level keeps a disk copy (``MEMORY_AND_DISK``, the default of
+``df.cache()``) is a disk re-read; any other miss rebuilds the block from its lineage, down to
+the nearest cached block or shuffle output. The simulator knows both from the trace; live, block
+sizes come from the executors' block updates and rebuild times from the measured durations of
+the tasks that computed the block's RDD.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+DISK_BYTES_PER_S = 200e6
+UNKNOWN = 1.0  # seconds per byte when nothing is known: every block the same (distance decides)
+
+
+class MissCosts:
+    """Seconds a miss costs per byte of cache, per block (``density``)."""
+
+    def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:
+        self.disk_bytes_per_s = disk_bytes_per_s
+        self.size: dict[Hashable, int] = {}
+        self.rebuild_s: dict[int, float] = {}  # rdd -> seconds to rebuild one of its blocks
+        self.disk: set[int] = set()  # RDDs whose evicted blocks go to disk
+
+    def density(self, block: Hashable) -> float:
+        size = self.size.get(block)
+        rdd = block[0]
+        if rdd in self.disk:
+            return 1.0 / self.disk_bytes_per_s
+        rebuild = self.rebuild_s.get(rdd)
+        if rebuild is None or not size:
+            return UNKNOWN
+        return rebuild / size
+
+
+class ArrayCosts(MissCosts):
+    """The simulator's: per block id, from a compiled trace's arrays."""
+
+    def __init__(self, cost: Sequence[float], sizes: Sequence[int], disk: Sequence[bool],
+                 disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:
+        super().__init__(disk_bytes_per_s)
+        self._density = [1.0 / disk_bytes_per_s if d else c / max(1, s)
+                         for c, s, d in zip(cost, sizes, disk)]
+
+    def density(self, block: int) -> float:
+        d = self._density
+        return d[block] if block < len(d) else UNKNOWN

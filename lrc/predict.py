@@ -1,0 +1,88 @@
+"""Predicted references: what the jobs an iterative application has not submitted yet will read.
+
+Online, the planner learns a job's reads only when Spark submits the job, so between jobs (and
+inside a job, once a stage has read it) a dataset every iteration reads has no references left
+and ties with dead blocks. Iterative applications submit the same job shape again and again,
+and what is stable across iterations is where the code created each RDD (Spark's call site,
+reported for Python, Scala and SQL alike) and which *generation* of a recurring dataset a job
+reads: ``ranks`` of the previous iteration, ``links`` every time.
+
+So each job is remembered as a *shape*: its signature (the call site of its result stage's RDD)
+and, per stage, every task's reads as ``(dataset call site, generation, partition)``, the
+generation counted back from the newest one that existed before the job was submitted (0: the
+newest). When the job just submitted has been seen before, the jobs that followed it last time
+are predicted to follow again, one cycle ahead; their reads are mapped onto today's generations
+(a generation the predicted jobs will create themselves is skipped: it does not exist yet), so
+the newest generation inherits its predecessor's references and superseded ones get none. The
+next real job replaces every prediction; a signature whose predictions failed ``max_fails``
+times in a row predicts nothing until it is right again.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+Key = tuple[str, int, int]  # (dataset call site, generation back from the newest, partition)
+
+
+@dataclass(frozen=True)
+class JobShape:
+    """One job as a pattern: ``stages`` holds, per planned stage in run order, each task's reads."""
+
+    signature: str
+    stages: tuple[tuple[tuple[Key, ...], ...], ...]
+    new_generations: tuple[tuple[str, int], ...]  # datasets this job adds generations to
+
+
+class Predictor:
+    """Job shapes seen so far, and the cycle they predict (see module docstring)."""
+
+    def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64) -> None:
+        self.max_jobs, self.max_fails, self.history = max_jobs, max_fails, history
+        self.shapes: list[JobShape] = []
+        self.fails: Counter[str] = Counter()
+        self._expected: tuple[str, str] | None = None  # (predicting signature, next predicted)
+
+    def observe(self, shape: JobShape) -> None:
+        """A real job was submitted: score the last prediction, remember the shape."""
+        if self._expected is not None:
+            source, predicted = self._expected
+            if predicted == shape.signature:
+                self.fails.pop(source, None)
+            else:
+                self.fails[source] += 1
+        self.shapes.append(shape)
+        del self.shapes[:-self.history]
+
+    def cycle(self) -> list[JobShape]:
+        """The jobs predicted to follow the newest one: those that followed its previous
+        occurrence, up to and including the newest job's own shape (one period ahead)."""
+        self._expected = None
+        if not self.shapes:
+            return []
+        last = self.shapes[-1]
+        if self.fails[last.signature] >= self.max_fails:
+            return []
+        for i in range(len(self.shapes) - 2, -1, -1):
+            if self.shapes[i].signature == last.signature:
+                out = self.shapes[i + 1:][:self.max_jobs]
+                self._expected = (last.signature, out[0].signature)
+                return out
+        return []
+
+
+def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
+             key: "callable", new_generations: Counter[str]) -> JobShape:
+    """A JobShape from a job's planned tasks (per stage, each task's reads); ``key`` maps a
+    block to its Key, or None for one the prediction cannot name (then it is left out)."""
+    out = []
+    for tasks in stages:
+        keyed = []
+        for reads in tasks:
+            ks = tuple(k for k in map(key, reads) if k is not None)
+            if ks:
+                keyed.append(ks)
+        if keyed:
+            out.append(tuple(keyed))
+    return JobShape(signature, tuple(out), tuple(sorted(new_generations.items())))

@@ -1,0 +1,101 @@
+"""Predicted references (lrc.predict via the Planner), online, without a profile."""
+from __future__ import annotations
+
+from lrc.planner import Planner
+from lrc.synth import App, o2o, shuffle
+
+
+def iterative(iters: int, tail: bool = False) -> App:
+    """pagerank-shaped: `links` read by every iteration, one new `ranks` generation per
+    iteration (created at one call site), optionally a different job after the loop."""
+    a = App("it", 0, parts=4)
+    links = a.rdd([shuffle(a.rdd())], mb=1, name="links")
+    ranks = a.rdd([o2o(links)], mb=1, name="ranks0", site="ranks init")
+    a.action(ranks)
+    for i in range(iters):
+        ranks = a.rdd([o2o(links), o2o(ranks)], mb=1, name=f"ranks{i + 1}")
+        a.action(ranks)
+    if tail:
+        a.action(a.rdd([o2o(ranks)], name="report"))
+    return a
+
+
+def run_jobs(a: App, jobs: int) -> Planner:
+    """Feed the planner the first `jobs` jobs of the app's trace, each run to its end."""
+    tr = a.trace()
+    p = Planner("mrd")
+    seen: set[int] = set()
+    for e in tr.events:
+        if e.kind == "job_start":
+            if e.job_id >= jobs:
+                break
+            job = tr.dag.jobs[e.job_id]
+            rdds = [r for r in tr.dag.lineage_rdds(tr.dag.stages[s].rdd_id for s in job.stage_ids)
+                    if r.id not in seen]
+            seen.update(r.id for r in rdds)
+            p.add_job(job, [tr.dag.stages[s] for s in job.stage_ids], rdds)
+        elif e.kind == "stage_submitted":
+            p.stage_submitted(e.stage_id)
+        elif e.kind == "task":
+            for b in e.creates:
+                p.block_cached(b, "0", 1)
+            p.task_finished(e.stage_id, e.partition)
+        elif e.kind == "stage_completed":
+            p.stage_completed(e.stage_id)
+        elif e.kind == "job_end":
+            p.job_ended(e.job_id)
+    return p
+
+
+def refs_of(p: Planner, name: str) -> list[int]:
+    rid = next(r.id for r in p.dag.rdds.values() if r.name == name)
+    return [p.refs.refs((rid, q)) for q in range(4)]
+
+
+def test_after_two_iterations_the_next_ones_inputs_carry_predicted_references():
+    a = iterative(iters=5)
+    # jobs: 0 builds ranks0, 1..5 are iterations; after job 2 (two iterations) has run:
+    p = run_jobs(a, jobs=3)
+    assert p.predicted, "the repeated job shape must predict the next iteration"
+    assert refs_of(p, "links") == [1, 1, 1, 1]  # every iteration reads links
+    assert refs_of(p, "ranks2") == [1, 1, 1, 1]  # the newest generation inherits the reads
+    assert refs_of(p, "ranks1") == [0, 0, 0, 0]  # superseded: dead
+    assert refs_of(p, "ranks0") == [0, 0, 0, 0]
+
+
+def test_each_real_job_replaces_the_predictions_instead_of_adding_to_them():
+    for jobs in range(3, 6):
+        p = run_jobs(iterative(iters=6), jobs=jobs)
+        assert refs_of(p, "links") == [1, 1, 1, 1], jobs
+        assert len(p.predicted) == 1
+        assert [s for s in p.refs.pending if s < 0] == p.predicted, "replaced ones are forgotten"
+
+
+def test_blind_mode_predicts_nothing():
+    assert Planner("mrd", predict=False).predictor is None
+    assert Planner("lru").predictor is None  # constant priorities: nothing to predict for
+
+
+def test_one_job_is_not_a_pattern():
+    p = run_jobs(iterative(iters=5), jobs=2)  # the init job and one iteration: nothing repeats
+    assert not p.predicted and sum(p.refs.count.values()) == 0
+
+
+def test_a_loop_that_ends_leaves_no_references_behind():
+    a = iterative(iters=3, tail=True)
+    p = run_jobs(a, jobs=5)  # init, 3 iterations, then the different report job
+    assert not p.predicted, "a job never seen before predicts nothing"
+    assert sum(p.refs.count.values()) == 0
+    assert not any(s < 0 for s in p.refs.pending), "replaced predictions are forgotten"
+
+
+def test_a_prediction_that_keeps_failing_decays():
+    # a job shape A is followed by B once, then by other jobs: A's predictions stop
+    a = App("flip", 0, parts=2)
+    base = a.rdd([shuffle(a.rdd())], mb=1, name="base")
+    sites = ["A", "B", "A", "C", "A", "D", "A"]
+    for i, s in enumerate(sites):
+        a.action(a.rdd([o2o(base)], name=f"{s}{i}", site=s))
+    p = run_jobs(a, jobs=len(sites))
+    assert p.predictor.fails["A"] >= 2
+    assert not p.predicted
