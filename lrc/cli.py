@@ -7,8 +7,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from lrc.bound import hit_bound
 from lrc.policies import POLICIES, get_policy
-from lrc.sim import CompiledTrace, simulate
+from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
 from lrc.trace import load_trace
 
@@ -46,8 +47,9 @@ def parser() -> argparse.ArgumentParser:
                    help="cluster cache / cached working set (peak bytes cached at once); comma-separated")
     s.add_argument("--executors", type=int, default=4)
     s.add_argument("--cores", type=int, default=2, help="cores per executor (runtime model)")
-    s.add_argument("--refs", choices=("profile", "online"), default="profile",
-                   help="reference counts from the whole trace (recurring app) or job by job")
+    s.add_argument("--refs", choices=REFS, default="profile",
+                   help="reference counts from the whole trace (recurring app), job by job with "
+                        "predicted references for later jobs (online), or job by job only (blind)")
     s.add_argument("--peer-mode", choices=("task", "stage"), default="task")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
@@ -76,9 +78,12 @@ def run_simulate(args) -> list[dict]:
     for tr in traces:
         ct = CompiledTrace(tr)
         for f in args.cache_fraction:
+            bound = hit_bound(ct, f, args.executors).hit_ratio  # no policy can beat it
             for p in args.policies:
-                rows.append(simulate(ct, p, f, executors=args.executors, cores=args.cores,
-                                     refs=args.refs, peer_mode=args.peer_mode).to_dict())
+                row = simulate(ct, p, f, executors=args.executors, cores=args.cores,
+                               refs=args.refs, peer_mode=args.peer_mode).to_dict()
+                row["bound_hit_ratio"] = bound
+                rows.append(row)
     return rows
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 COLUMNS = ("workload", "policy", "cache_fraction", "hit_ratio", "effective_hit_ratio", "evictions",
-           "recomputed_bytes", "est_runtime")
+           "recomputed_bytes", "est_runtime", "bound_hit_ratio")
 
 
 def _cell(v) -> str:
@@ -12,7 +12,7 @@ def _cell(v) -> str:
 
 
 def table(rows: list[dict], markdown: bool = False) -> str:
-    cells = [[_cell(r[c]) for c in COLUMNS] for r in rows]
+    cells = [[_cell(r[c]) if c in r else "" for c in COLUMNS] for r in rows]
     if markdown:
         head = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
         return head + "\n".join("| " + " | ".join(c) + " |" for c in cells) + "\n"
@@ -35,6 +35,10 @@ def plot(rows: list[dict], path: Path) -> None:
             pts = sorted((r["cache_fraction"], r["hit_ratio"]) for r in rows
                          if r["workload"] == w and r["policy"] == pol)
             ax.plot(*zip(*pts), marker="o", label=pol)
+        bound = sorted({(r["cache_fraction"], r["bound_hit_ratio"]) for r in rows
+                        if r["workload"] == w and "bound_hit_ratio" in r})
+        if bound:
+            ax.plot(*zip(*bound), "k--", label="bound")
         ax.set_title(w)
         ax.set_xlabel("cache fraction")
         ax.set_ylim(0, 1.02)
@@ -50,7 +54,9 @@ def write_report(rows: list[dict], directory: Path, command: str) -> Path:
     plot(rows, directory / "hit_ratio.png")
     text = ("# Simulator results\n\nProduced by:\n\n```\n" + command + "\n```\n\n"
             "Hit ratio = hits / reads; effective hit ratio = tasks whose cached reads all hit / tasks "
-            "with reads; est_runtime in seconds from the recompute-cost model (lrc/sim.py).\n\n"
+            "with reads; est_runtime in seconds from the recompute-cost model (lrc/sim.py); "
+            "bound_hit_ratio = an offline upper bound on any policy's hit ratio for that workload and "
+            "cache fraction (lrc/bound.py).\n\n"
             + table(rows, markdown=True) + "\n![hit ratio vs cache fraction](hit_ratio.png)\n")
     out = directory / "report.md"
     out.write_text(text)
