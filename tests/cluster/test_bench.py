@@ -33,8 +33,14 @@ def test_tiny_benchmark_on_the_minicluster(tmp_path):
     res = json.loads((out / "results.json").read_text())
     assert {"runs", "calibration", "sim", "command"} <= set(res)
     assert res["command"].startswith("python -m workloads.bench --workloads zip")
-    runs = res["runs"]
+    runs = [r for r in res["runs"] if r["policy"] != "unlimited"]
+    [unl] = [r for r in res["runs"] if r["policy"] == "unlimited"]  # one per repeat, plugin off
     assert sorted(r["policy"] for r in runs) == ["lrc", "lru"]
+    assert unl["status"] == "ok" and unl["jct_s"] > 0 and unl["cache_fraction"] is None
+    for r in res["runs"]:  # Spark's own task metrics, totals here, per stage in a side file
+        m = r["spark_metrics"]
+        assert m["tasks"] > 0 and m["executor_run_time_ms"] > 0 and m["jvm_gc_time_ms"] >= 0, r
+        assert len(m["executors"]) == 2 and Path(r["stages_file"]).exists()
     for r in runs:
         assert RUN_KEYS <= set(r), RUN_KEYS - set(r)
         assert r["status"] == "ok" and r["checksum"] == res["calibration"]["zip"]["checksum"]
@@ -54,6 +60,7 @@ def test_tiny_benchmark_on_the_minicluster(tmp_path):
 
     md = (out / "report.md").read_text()
     assert res["command"] in md and "FAILED" not in md
+    assert "zip: median of 1 interleaved runs" in md and "## Spark task metrics" in md
     assert f"Machine: {machine.describe(host)}:" in md
     for png in ("time_vs_fraction.png", "hit_ratio_vs_fraction.png"):
         assert (out / png).stat().st_size > 1000

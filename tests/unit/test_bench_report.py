@@ -13,7 +13,7 @@ from workloads.bench import cli, goals, machine, stats
 from workloads.bench.__main__ import main
 from workloads.bench.merge import merge
 from workloads.bench.report import render
-from workloads.bench.runner import Bench, memory_fraction
+from workloads.bench.runner import CALIB_FRACTION, Bench, bound_hit_ratio, memory_fraction, schedule
 from workloads.bench.settings import Settings
 from workloads.bench.target import Target
 
@@ -230,3 +230,135 @@ def test_overhead_report_reads_its_goal_and_machine(monkeypatch):
     assert "**1.050** (+5.0%; goal <= +3%)" in md and "Machine: 8 CPUs, 16.0 GiB memory;" in md
     monkeypatch.setitem(goals.OVERHEAD, "at_most", 0.06)
     assert "goal <= +6%" in overhead.report(res, "python -m workloads.overhead")
+
+
+# ---------------------------------------------------------------- unlimited memory, bound
+def _unl(w, rep, jct, checksum="ok"):
+    r = _run(w, "unlimited", None, rep, jct, checksum=checksum)
+    for k in ("hit_ratio", "effective_hit_ratio", "evictions", "misses", "plan_latency_ms"):
+        r.pop(k)
+    return r
+
+
+def test_schedule_interleaves_the_unlimited_cell():
+    order = schedule(["lru", "lrc", "lerc"], [0.3, 0.5, 0.7], 3)
+    assert len(order) == 3 * 3 * 3 + 3
+    unl = [(i, x) for i, x in enumerate(order) if x[2] == "unlimited"]
+    assert [x for _, x in unl] == [(None, 0, "unlimited"), (None, 1, "unlimited"),
+                                   (None, 2, "unlimited")]
+    # one per fraction block, at a different place in each, spread over the whole workload
+    assert [i for i, _ in unl] == [0, 10 + 1, 20 + 2]
+    assert [x[2] for x in order if x[:2] == (0.3, 1)] == ["lrc", "lerc", "lru"]  # rotation kept
+    one = schedule(["lru", "lrc"], [0.5], 2)
+    assert one == [(None, 0, "unlimited"), (0.5, 0, "lru"), (0.5, 0, "lrc"),
+                   (0.5, 1, "lrc"), (None, 1, "unlimited"), (0.5, 1, "lru")]
+    assert all(p != "unlimited" for _, _, p in schedule(["lru"], [0.5], 3, unlimited=False))
+
+
+def test_ratio_interval_and_the_noise_rule():
+    iv = stats.ratio_interval([20.0, 30.0, 10.0], [8.0, 9.0, 7.0])
+    assert iv["median"] == pytest.approx(2.5) and iv["low"] == pytest.approx(10 / 9)
+    assert iv["high"] == pytest.approx(30 / 7) and iv["n"] == (3, 3)
+    assert stats.claim_holds(iv)
+    assert not stats.claim_holds(stats.ratio_interval([10.3, 10.4], [10.0, 10.1]))  # < 5%
+    assert not stats.claim_holds(stats.ratio_interval([12.0, 20.0], [11.0, 13.0]))  # overlap
+    assert stats.ratio_interval([], [1.0]) is None and not stats.claim_holds(None)
+
+
+def test_share_closed_and_hit_distance_to_the_bound(res, tmp_path):
+    res["runs"] += [_unl("pagerank", rep, t) for rep, t in enumerate([8.0, 9.0, 7.0])]
+    res["runs"].append(_unl("pagerank", 3, 1.0, checksum="bad"))  # failed: excluded, reported
+    res["calibration"]["pagerank"]["jct_unlimited_s"] = 50.0  # superseded by the cell
+    for row in res["sim"]:
+        row["bound_hit_ratio"] = 0.9
+    runs, cal = res["runs"], res["calibration"]["pagerank"]
+    assert stats.unlimited_times(runs, cal, "pagerank") == ([8.0, 9.0, 7.0], "runs")
+    c = stats.closed_share(runs, cal, "pagerank", "lrc", 0.5)
+    assert c["resolved"] and c["share"] == pytest.approx((20 - 10) / (20 - 8))
+    assert stats.closed_share(runs, cal, "pagerank", "lerc", 0.5)["share"] == pytest.approx(-5 / 12)
+    assert stats.hit_distance_to_bound(runs, res["sim"], "pagerank", "lrc", 0.5) == pytest.approx(0.19)
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "| pagerank | 0.5 | 20.00 | 10.00 | 25.00 | 8.00 |" in md  # the cell's median, not 50
+    assert "pagerank: median of 3 interleaved runs [7.00-9.00]" in md
+    assert ("| pagerank | 0.5 | 2.50x [1.11-4.29] | +0.83 | -0.42 | 90.0% | +50.0% | +19.0% | "
+            "+30.0% |") in md
+    assert "No simulator row carries" not in md
+    assert "**FAILED: 1 of 13 runs failed**" in md and "| pagerank | unlimited | 3 | unlimited |" in md
+    assert "(T_lru - T_policy) / (T_lru - T_unlimited)" in md  # the method, in the header
+
+
+def test_share_is_not_claimed_within_the_noise(res, tmp_path):
+    res["runs"] += [_unl("pagerank", rep, t) for rep, t in enumerate([19.0, 21.0, 20.0])]
+    assert stats.closed_share(res["runs"], None, "pagerank", "lrc", 0.5)["share"] is None
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "| pagerank | 0.5 | 1.00x [0.48-1.58] (noise) | - | - | - |" in md
+
+
+def test_old_results_use_the_calibration_run_and_say_so(res, tmp_path):
+    """A results.json from before the repeated cell: the calibration's one run, labelled."""
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    assert main(["--render", str(tmp_path)]) == 0
+    md = (tmp_path / "report.md").read_text()
+    assert stats.unlimited_times(res["runs"], res["calibration"]["pagerank"], "pagerank") == (
+        [8.0], "calibration")
+    assert "pagerank: the calibration's single plugin-off run (this results.json predates" in md
+    assert "| pagerank | 0.5 | 2.50x [1.25-3.75] (1 unlimited run) | +0.83 | -0.42 | - |" in md
+    assert "No simulator row carries `bound_hit_ratio`" in md
+    assert "Spark task metrics" not in md  # none recorded then
+
+
+def test_unlimited_run_record_and_spark_metrics(monkeypatch, tmp_path):
+    s = Settings(out=tmp_path, workloads=["zip"], policies=["lru"], fractions=[0.5], repeat=1)
+    b = Bench(s, Target("spark://x:1", 2, conf={}, env={}, info={}), [])
+    assert b.results["settings"]["unlimited_repeats"] == 1
+    assert not cli.settings(cli.parser().parse_args(["--no-unlimited"])).unlimited
+    metrics = {"totals": {"executor_run_time_ms": 4000, "jvm_gc_time_ms": 500,
+                          "memory_bytes_spilled": 2 << 20, "disk_bytes_spilled": 1 << 20,
+                          "shuffle_write_bytes": 3 << 20, "tasks": 12, "executor_cpu_time_ms": 3000.0},
+               "executors": {"0": {"gc_time_ms": 250, "duration_ms": 2000, "tasks": 6}},
+               "stages": [{"stage": 0, "attempt": 0, "executor_run_time_ms": 4000}]}
+    specs = []
+
+    def child(spec):
+        specs.append(spec)
+        return {"ok": True, "checksum": "ref", "jct_s": 2.0, "storage_bytes_per_executor": 9,
+                "spark_metrics": metrics}
+    monkeypatch.setattr(b, "child", child)
+    cal = {"checksum": "ref", "working_set_bytes": 100, "memory_fraction": {"0.5": 0.01},
+           "trace": str(tmp_path / "t.parquet")}
+    r = b.run_unlimited("zip", 1, cal)
+    assert specs[0]["policy"] is None and "trace_path" not in specs[0]  # plugin off
+    assert specs[0]["conf"]["spark.memory.fraction"] == f"{CALIB_FRACTION:.6g}"
+    assert (r["policy"], r["cache_fraction"], r["repeat"], r["status"]) == ("unlimited", None, 1, "ok")
+    assert r["spark_metrics"]["jvm_gc_time_ms"] == 500 and r["spark_metrics"]["executors"]["0"]
+    assert json.loads(open(r["stages_file"]).read()) == metrics["stages"]
+    p = b.run_one("zip", 0.5, 0, "lru", cal)
+    assert p["spark_metrics"]["tasks"] == 12 and p["stages_file"].endswith("zip-f0.5-lru-r0.stages.json")
+    res = _results([{**p, "jct_s": 3.0}, r])
+    res["settings"].update(workloads=["zip"], policies=["lru"])
+    (tmp_path / "results.json").write_text(json.dumps(res, default=str))
+    render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "## Spark task metrics" in md
+    assert "| zip | unlimited | unlimited | 2.00 | 4.00 | 3.00 | 0.50 | 2.0 / 1.0 | 3.0 | 12 |" in md
+    assert "| zip | 0.5 | lru | 3.00 | 4.00 |" in md
+
+
+def test_bound_hook(monkeypatch):
+    import sys
+    import types
+
+    class Result:
+        hit_ratio = 0.8
+    fake = types.ModuleType("lrc.bound")
+    fake.hit_bound = lambda ct, f, executors: Result()
+    monkeypatch.setitem(sys.modules, "lrc.bound", fake)
+    assert bound_hit_ratio(None, 0.5, 2) == 0.8
+    fake.hit_bound = lambda ct, f, executors: 0.25
+    assert bound_hit_ratio(None, 0.5, 2) == 0.25
+    monkeypatch.setitem(sys.modules, "lrc.bound", None)  # absent: no field, no error
+    assert bound_hit_ratio(None, 0.5, 2) is None

@@ -8,7 +8,9 @@ SPEC (JSON): workload, scale, seed, kwargs, master, executors, conf (Spark confs
 (null = plugin off), trace_path, stats_path, profile, timeout_s.
 OUT (JSON): ok, error, checksum, result, jct_s (the workload's `run()` only), startup_s,
 executors (host:port -> max storage bytes at start), storage_bytes_per_executor (min over them),
-stats (the plugin's stats JSON, when it ran).
+stats (the plugin's stats JSON, when it ran), spark_metrics (`spark_metrics`: Spark's own task
+metrics of the application - run and CPU time, GC, spills, shuffle bytes - totals, per executor and
+per stage, read from the driver's status store, which Spark keeps with the UI off).
 """
 from __future__ import annotations
 
@@ -119,6 +121,50 @@ def workload_kwargs(run, spec: dict) -> dict[str, Any]:
     return kw
 
 
+STAGE_FIELDS = {  # per stage, from org.apache.spark.status.api.v1.StageData (times in ms, bytes)
+    "tasks": "numCompleteTasks", "failed_tasks": "numFailedTasks",
+    "executor_run_time_ms": "executorRunTime", "jvm_gc_time_ms": "jvmGcTime",
+    "memory_bytes_spilled": "memoryBytesSpilled", "disk_bytes_spilled": "diskBytesSpilled",
+    "shuffle_read_bytes": "shuffleReadBytes", "shuffle_write_bytes": "shuffleWriteBytes",
+    "input_bytes": "inputBytes"}
+
+
+def spark_metrics(sc, wait_ms: int = 5000) -> dict[str, Any]:
+    """Spark's own task metrics of this application so far: {"totals": {...}, "executors": {id:
+    {gc_time_ms, duration_ms, tasks}}, "stages": [{stage, attempt, name, ...}]}. Read through
+    py4j from the driver's AppStatusStore (the REST API's data; it exists with spark.ui.enabled
+    false) after the listener bus has caught up with the last task ends."""
+    jsc = sc._jsc.sc()
+    try:
+        jsc.listenerBus().waitUntilEmpty(wait_ms)
+    except Exception:  # pragma: no cover - private[spark]; the metrics may miss the last tasks
+        pass
+    gw = sc._gateway
+    store = jsc.statusStore()
+    stages = []
+    it = store.stageList(None, False, False, gw.new_array(gw.jvm.double, 0),
+                         gw.jvm.java.util.ArrayList()).iterator()
+    while it.hasNext():
+        s = it.next()
+        row = {"stage": int(s.stageId()), "attempt": int(s.attemptId()), "name": str(s.name())[:80],
+               "status": str(s.status())}
+        row.update({k: int(getattr(s, m)()) for k, m in STAGE_FIELDS.items()})
+        row["executor_cpu_time_ms"] = int(s.executorCpuTime()) / 1e6  # ns in Spark
+        stages.append(row)
+    stages.sort(key=lambda r: (r["stage"], r["attempt"]))
+    totals: dict[str, Any] = {k: sum(r[k] for r in stages) for k in
+                              [*STAGE_FIELDS, "executor_cpu_time_ms"]}
+    totals["stages"] = len(stages)
+    execs = {}
+    it = store.executorList(False).iterator()
+    while it.hasNext():
+        e = it.next()
+        if str(e.id()) != "driver":
+            execs[str(e.id())] = {"gc_time_ms": int(e.totalGCTime()),
+                                  "duration_ms": int(e.totalDuration()), "tasks": int(e.totalTasks())}
+    return {"totals": totals, "executors": execs, "stages": stages}
+
+
 def execute(spec: dict) -> dict[str, Any]:
     from pyspark.sql import SparkSession
 
@@ -151,6 +197,10 @@ def execute(spec: dict) -> dict[str, Any]:
         out["checksum"] = res["checksum"]
         out["result"] = json.loads(json.dumps(res.get("result"), default=str))
         out["ok"] = True
+        try:  # diagnostics: never fail a run for them
+            out["spark_metrics"] = spark_metrics(sc)
+        except Exception as e:  # pragma: no cover - depends on Spark's internals
+            out["spark_metrics_error"] = f"{type(e).__name__}: {e}"
     finally:
         spark.stop()  # the brain writes its stats and trace here
     if spec.get("stats_path") and Path(spec["stats_path"]).exists():

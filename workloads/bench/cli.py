@@ -38,6 +38,9 @@ def parser() -> argparse.ArgumentParser:
                     help="let the workloads run their driver-side self-checks in every run")
     ap.add_argument("--run-timeout", type=float, default=900.0)
     ap.add_argument("--no-sim", action="store_true", help="skip the simulator replay")
+    ap.add_argument("--no-unlimited", action="store_true",
+                    help="skip the repeated unlimited-memory cell (plugin off, ample memory); the "
+                         "report then falls back to the calibration's single plugin-off run")
     ap.add_argument("--render", metavar="DIR", default=None,
                     help="only re-render DIR/report.md and plots from DIR/results.json")
     ap.add_argument("--merge", nargs=2, metavar=("DIR", "SRC"), default=None,
@@ -93,4 +96,4 @@ def settings(a: argparse.Namespace) -> Settings:
                     fractions=[float(x) for x in parse_list(a.cache_fraction)], repeat=a.repeat,
                     scales=parse_scales(a.scale), kwargs=parse_kwargs(a.kw), seed=a.seed,
                     refs=a.refs, verify=a.verify, run_timeout=a.run_timeout,
-                    simulate=not a.no_sim)
+                    simulate=not a.no_sim, unlimited=not a.no_unlimited)

@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 from workloads.bench import goals, machine
-from workloads.bench.stats import fkey, median_jct, median_of, ok_runs, select, sim_row, speedup
+from workloads.bench.stats import (NOISE_RATIO, UNLIMITED, bound_of, claim_holds, closed_share,
+                                   fkey,
+                                   hit_distance_to_bound, median_jct, median_of, ok_runs, select,
+                                   sim_row, speedup, unlimited_times)
 from workloads.bench.store import read_results
 
 
@@ -18,6 +21,21 @@ def _f(x, fmt="{:.2f}", none="-"):
 
 def _pct(x):
     return _f(x, "{:.1%}")
+
+
+def _fk(f) -> str:
+    return UNLIMITED if f is None else fkey(f)
+
+
+def _unlimited(runs: list[dict], cal: dict, w: str) -> tuple[float | None, str]:
+    """(median unlimited-memory time, how it was measured) for the tables."""
+    xs, src = unlimited_times(runs, cal.get(w), w)
+    if not xs:
+        return None, "not measured"
+    med = statistics.median(xs)
+    if src == "runs":
+        return med, f"median of {len(xs)} interleaved runs [{min(xs):.2f}-{max(xs):.2f}]"
+    return med, "the calibration's single run (this results.json predates the repeated cell)"
 
 
 def render(out_dir: str | Path) -> Path:
@@ -58,11 +76,17 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
           + f" Cache fraction F = per-executor storage memory x executors / the workload's cached "
           f"working set ({st.get('working_set', 'total bytes of all cached blocks')}), set through "
           f"`spark.memory.fraction` from the executors' measured usable heap; each run records the "
-          f"storage cap Spark applied.", ""]
+          f"storage cap Spark applied.", "",
+          f"Unlimited memory (`{UNLIMITED}`): plugin off at the calibration's spark.memory.fraction, "
+          f"repeated as often as the policies and interleaved with their runs; where a results.json "
+          f"predates that cell, the calibration's single plugin-off run stands in and the tables say "
+          f"so. Share of LRU's distance closed = (T_lru - T_policy) / (T_lru - T_unlimited), medians; "
+          f"`-` when that distance is within the noise: T_lru / T_unlimited below {NOISE_RATIO:.2f}x, or "
+          f"the two samples' ranges overlap (min LRU time <= max unlimited time).", ""]
 
     # ---- calibration
     L += ["## Calibration (ample memory)", "",
-          "| workload | scale / args | reference checksum | jct unlimited (s) | working set (MB) | blocks "
+          "| workload | scale / args | reference checksum | jct plugin off, 1 run (s) | working set (MB) | blocks "
           "| usable heap / executor (MB) | spark.memory.fraction per F | live hit / eff. at ample memory "
           "(evictions) |", "|---|---|---|---|---|---|---|---|---|"]
     for w in wls:
@@ -103,11 +127,52 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     L += ["## Median job time (s)", "",
           "| workload | F | " + " | ".join(pols) + " | unlimited (plugin off) |",
           "|---|---|" + "---|" * (len(pols) + 1)]
+    how = {}
     for w in wls:
+        t_unl, how[w] = _unlimited(runs, cal, w)
         for f in fracs:
             cells = [_f(median_jct(runs, w, p, f)) for p in pols]
-            L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) +
-                     f" | {_f((cal.get(w) or {}).get('jct_unlimited_s'))} |")
+            L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) + f" | {_f(t_unl)} |")
+    single = [w for w, h in how.items() if h.startswith("the calibration")]
+    notes = [f"{w}: {h}" for w, h in how.items() if w not in single]
+    if single:
+        notes.append(f"{', '.join(single)}: the calibration's single plugin-off run (this "
+                     f"results.json predates the repeated `{UNLIMITED}` cell)")
+    if notes:
+        L += ["", "Unlimited: " + "; ".join(notes) + "."]
+    L.append("")
+
+    # ---- distance to unlimited memory, distance to the hit-ratio bound
+    L += ["## What each policy wins back", "",
+          "Share of LRU's distance to unlimited memory closed, (T_lru - T_policy) / (T_lru - "
+          "T_unlimited) from medians (1 = as fast as unlimited memory, 0 = no better than LRU, "
+          "< 0 = slower than LRU); `-` when LRU's distance is within the noise (see above). Hit "
+          "distance = bound - measured median hit ratio, in points, against the simulator's upper "
+          "bound `bound_hit_ratio` (`lrc.bound`).", "",
+          "| workload | F | LRU / unlimited [interval] | " + " | ".join(f"{p} share closed" for p in others)
+          + " | hit bound | " + " | ".join(f"{p} hit distance" for p in pols) + " |",
+          "|---|---|---|" + "---|" * (len(others) + 1 + len(pols))]
+    any_bound = False
+    for w in wls:
+        for f in fracs:
+            cs = {p: closed_share(runs, cal.get(w), w, p, f) for p in others}
+            iv = next((c["lru_over_unlimited"] for c in cs.values() if c), None)
+            if iv is None:
+                lru_unl = closed_share(runs, cal.get(w), w, "lru", f)
+                iv = lru_unl["lru_over_unlimited"] if lru_unl else None
+            ivs = (f"{iv['median']:.2f}x [{iv['low']:.2f}-{iv['high']:.2f}]"
+                   + ("" if claim_holds(iv) else " (noise)")
+                   + (" (1 unlimited run)" if iv["n"][1] == 1 else "") if iv else "-")
+            shares = [_f(c["share"], "{:+.2f}") if c else "-" for c in cs.values()]
+            b = bound_of(sim, w, f)
+            any_bound |= b is not None
+            dists = [_f(hit_distance_to_bound(runs, sim, w, p, f), "{:+.1%}") for p in pols]
+            L.append(f"| {w} | {fkey(f)} | {ivs} | " + " | ".join(shares) + f" | {_pct(b)} | "
+                     + " | ".join(dists) + " |")
+    if not any_bound:
+        L += ["", "No simulator row carries `bound_hit_ratio` (no `lrc.bound` when the benchmark "
+                  "ran): hit distances are `-`; the *Hit ratios* table's `min` is the simulated "
+                  "Belady replay."]
     L.append("")
 
     # ---- hit ratios
@@ -149,6 +214,34 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
                          f"{_f(median_of(runs, 'misses', w, p, f), '{:.0f}')} | {med:.1f} / {p99:.1f} | {top} |")
     L.append("")
 
+    # ---- Spark's own task metrics
+    met = [r for r in ok_runs(runs) if r.get("spark_metrics")]
+    if met:
+        L += ["## Spark task metrics (medians over repeats)", "",
+              "From Spark's status store per run (traces/TAG.stages.json has them per stage): where "
+              "the time goes besides evictions - executor run time, GC, spills (execution memory "
+              "short), shuffle bytes.", "",
+              "| workload | F | policy | job time (s) | executor run time (s) | CPU (s) | GC (s) | "
+              "spilled memory / disk (MB) | shuffle write (MB) | tasks |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for w in wls:
+            for f, p in [(None, UNLIMITED)] + [(f, p) for f in fracs for p in pols]:
+                rs = [r for r in met if r["workload"] == w and r["policy"] == p
+                      and (f is None or (r.get("cache_fraction") is not None
+                                         and abs(r["cache_fraction"] - f) < 1e-9))]
+                if not rs:
+                    continue
+
+                def m(k, scale=1.0):
+                    xs = [r["spark_metrics"].get(k) for r in rs]
+                    xs = [x for x in xs if x is not None]
+                    return statistics.median(xs) / scale if xs else None
+                L.append(f"| {w} | {_fk(f)} | {p} | {_f(statistics.median(r['jct_s'] for r in rs))} | "
+                         f"{_f(m('executor_run_time_ms', 1e3))} | {_f(m('executor_cpu_time_ms', 1e3))} | "
+                         f"{_f(m('jvm_gc_time_ms', 1e3))} | {_f(m('memory_bytes_spilled', 2**20), '{:.1f}')} / "
+                         f"{_f(m('disk_bytes_spilled', 2**20), '{:.1f}')} | "
+                         f"{_f(m('shuffle_write_bytes', 2**20), '{:.1f}')} | {_f(m('tasks'), '{:.0f}')} |")
+        L.append("")
+
     # ---- goals
     L += ["## Goals", "", "| goal | met | measured | gap |", "|---|---|---|---|"]
     for g in goals.evaluate(res):
@@ -164,7 +257,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
               "|---|---|---|---|---|---|---|---|"]
         for r in failed:
             err = (r.get("error") or "").splitlines()[0][:120] if r.get("error") else ""
-            L.append(f"| {r['workload']} | {fkey(r['cache_fraction'])} | {r['repeat']} | {r['policy']} | "
+            L.append(f"| {r['workload']} | {_fk(r.get('cache_fraction'))} | {r['repeat']} | {r['policy']} | "
                      f"{r.get('status')} | `{r.get('checksum')}` | `{r.get('reference_checksum')}` | {err} |")
     else:
         L.append(f"All {len(runs)} runs: checksum equal to the plugin-off reference.")
@@ -205,6 +298,12 @@ def plots(res: dict, out: Path) -> None:
                         h = median_of(runs, "hit_ratio", w, p, f)
                         ys.append(h if h is not None else float("nan"))
                 ax.plot(fracs, ys, marker="o", label=p)
+            if what == "time":
+                unl = unlimited_times(runs, res.get("calibration", {}).get(w), w)[0]
+                if unl:
+                    t = statistics.median(unl)
+                    ys = [t / m if (m := median_jct(runs, w, "lru", f)) else float("nan") for f in fracs]
+                    ax.plot(fracs, ys, "k:", marker="^", label="unlimited memory")
             if what == "hit":
                 ys = [(sim_row(sim, w, "min", f) or {}).get("hit_ratio", float("nan")) for f in fracs]
                 ax.plot(fracs, ys, "k--", marker="x", label="min (sim)")

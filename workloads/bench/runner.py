@@ -11,9 +11,18 @@ their RDD is unpersisted; the same denominator `lrc.sim` uses for its cache frac
 cache fraction F then gets `spark.memory.fraction = F x working set / executors / usable heap`,
 i.e. per-executor storage memory F x working set / executors, the same for every policy; each run
 records the storage cap Spark really applied (`storage_bytes_per_executor`).
+
+Unlimited memory. The time every policy is measured against - no eviction - is a cell of its own:
+pseudo-policy `unlimited`, plugin off, spark.memory.fraction = CALIB_FRACTION as in the calibration,
+`repeat` runs per workload, interleaved with the policy runs (`schedule`), so its median and spread
+are measured like every other cell's (the calibration's single plugin-off run stays the reference
+checksum and the usable-heap measurement; its time is kept as `jct_unlimited_s`). Every run also
+records Spark's own task metrics (`spark_metrics`: run/CPU/GC time, spills, shuffle bytes; per
+stage in traces/TAG.stages.json).
 """
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -24,7 +33,7 @@ from workloads.bench import machine
 from workloads.bench.child import run_child
 from workloads.bench.report import render
 from workloads.bench.settings import Settings
-from workloads.bench.stats import fkey
+from workloads.bench.stats import UNLIMITED, fkey
 from workloads.bench.store import write_results
 from workloads.bench.target import Target
 
@@ -40,6 +49,51 @@ def memory_fraction(cache_fraction: float, working_set: int, executors: int,
     """spark.memory.fraction giving each executor cache_fraction x working_set / executors."""
     target = cache_fraction * working_set / executors
     return min(1.0, max(1e-6, target / usable_heap))
+
+
+def schedule(policies: list[str], fractions: list[float], repeat: int,
+             unlimited: bool = True) -> list[tuple[float | None, int, str]]:
+    """The order of one workload's runs: (cache fraction, repeat, policy). Per fraction and repeat
+    the policies in turn, their order rotated per repeat; with `unlimited`, its `repeat` runs
+    (fraction None) spread evenly over those blocks, each at a different place in its block."""
+    slots = [(f, rep) for f in fractions for rep in range(repeat)]
+    homes = {int(k * len(slots) / repeat): k for k in range(repeat)} if unlimited else {}
+    out: list[tuple[float | None, int, str]] = []
+    for i, (f, rep) in enumerate(slots):
+        k = rep % len(policies)
+        block: list[tuple[float | None, int, str]] = [(f, rep, p)
+                                                      for p in policies[k:] + policies[:k]]
+        if i in homes:
+            u = homes[i]
+            block.insert(u % (len(block) + 1), (None, u, UNLIMITED))
+        out += block
+    return out
+
+
+def bound_hit_ratio(ct, cache_fraction: float, executors: int) -> float | None:
+    """HOOK for the upper bound on the hit ratio: `lrc.bound.hit_bound(ct, cache_fraction,
+    executors)`, recorded on the simulator rows as `bound_hit_ratio` and reported as each policy's
+    distance to it. None (no field) while lrc/bound.py does not exist."""
+    try:
+        from lrc.bound import hit_bound
+    except ModuleNotFoundError as e:
+        if e.name in ("lrc.bound", "lrc"):
+            return None
+        raise
+    b = hit_bound(ct, cache_fraction, executors)
+    if isinstance(b, dict):
+        b = b.get("hit_ratio")
+    elif b is not None and not isinstance(b, (int, float)):
+        b = getattr(b, "hit_ratio", b)
+    return None if b is None else float(b)
+
+
+def metrics_fields(out: dict) -> dict:
+    """What a run record keeps of a child's Spark metrics (totals and per executor; the per-stage
+    rows go to a side file)."""
+    m = out.get("spark_metrics") or {}
+    return {"spark_metrics": {**(m.get("totals") or {}), "executors": m.get("executors")}
+            if m else None, "spark_metrics_error": out.get("spark_metrics_error")}
 
 
 def working_set_bytes(trace_path: str | Path) -> tuple[int, int, Any]:
@@ -157,7 +211,36 @@ class Bench:
             "storage_bytes_target": target, "storage_bytes_per_executor": got,
             "storage_cap_error": (got / target - 1) if got and target else None,
             "refs": refs, "trace": spec.get("trace_path"), "log": out.get("log"),
+            **metrics_fields(out), "stages_file": self.stages_file(tag, out),
         }
+        rec["checksum_ok"] = rec["ok"] and rec["checksum"] == cal["checksum"]
+        rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
+        return rec
+
+    def stages_file(self, tag: str, out: dict) -> str | None:
+        """Write the run's per-stage Spark metrics next to its trace; their path."""
+        stages = (out.get("spark_metrics") or {}).get("stages")
+        if not stages:
+            return None
+        self.traces.mkdir(parents=True, exist_ok=True)
+        path = self.traces / f"{tag}.stages.json"
+        path.write_text(json.dumps(stages, indent=0))
+        return str(path)
+
+    def run_unlimited(self, w: str, rep: int, cal: dict) -> dict:
+        """One run of the `unlimited` cell: plugin off, the calibration's memory fraction."""
+        tag = f"{w}-unlimited-r{rep}"
+        t0 = time.perf_counter()
+        out = self.child(self.spec(w, None, CALIB_FRACTION, tag))
+        rec = {"workload": w, "policy": UNLIMITED, "cache_fraction": None, "repeat": rep,
+               "ok": bool(out.get("ok")), "error": out.get("error"),
+               "jct_s": out.get("jct_s"), "startup_s": out.get("startup_s"),
+               "wall_s": time.perf_counter() - t0,
+               "checksum": out.get("checksum"), "reference_checksum": cal["checksum"],
+               "spark_memory_fraction": CALIB_FRACTION,
+               "storage_bytes_per_executor": out.get("storage_bytes_per_executor"),
+               "log": out.get("log"), **metrics_fields(out),
+               "stages_file": self.stages_file(tag, out)}
         rec["checksum_ok"] = rec["ok"] and rec["checksum"] == cal["checksum"]
         rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
         return rec
@@ -168,9 +251,16 @@ class Bench:
         _, _, ct = working_set_bytes(cal["trace"])
         rows = []
         for f in self.settings.fractions:
+            bound: dict = {}
+            try:
+                b = bound_hit_ratio(ct, f, self.target.executors)
+                if b is not None:
+                    bound["bound_hit_ratio"] = b
+            except Exception as e:  # the bound is informative; never lose the replay for it
+                bound["bound_error"] = f"{type(e).__name__}: {e}"
             for pol in ["min", *self.settings.policies]:
                 refs = "profile" if pol == "min" else self.settings.refs
-                row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": refs}
+                row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": refs, **bound}
                 try:
                     d = simulate(ct, pol, f, executors=self.target.executors,
                                  cores=self.target.cores, refs=refs).to_dict()
@@ -187,7 +277,8 @@ class Bench:
         from tqdm import tqdm
 
         s = self.settings
-        total = len(s.workloads) * (2 + len(s.fractions) * s.repeat * len(s.policies))
+        total = len(s.workloads) * (2 + len(s.fractions) * s.repeat * len(s.policies)
+                                    + (s.repeat if s.unlimited else 0))
         self.save()
         try:
             with tqdm(total=total, unit="run", dynamic_ncols=True) as bar:
@@ -195,18 +286,17 @@ class Bench:
                     cal = self.calibrate(w, bar)
                     self.results["calibration"][w] = cal
                     self.save()
-                    for f in s.fractions:
-                        for rep in range(s.repeat):
-                            k = rep % len(s.policies)
-                            for pol in s.policies[k:] + s.policies[:k]:  # interleaved
-                                bar.set_description(f"{w} F={fkey(f)} r{rep} {pol}")
-                                rec = self.run_one(w, f, rep, pol, cal)
-                                self.results["runs"].append(rec)
-                                self.save()
-                                bar.update(1)
-                                if rec["status"] != "ok":
-                                    tqdm.write(f"FAILED {w} F={fkey(f)} r{rep} {pol}: "
-                                               f"{rec['status']} {rec.get('error') or ''}")
+                    for f, rep, pol in schedule(s.policies, s.fractions, s.repeat, s.unlimited):
+                        where = "unlimited" if f is None else f"F={fkey(f)}"
+                        bar.set_description(f"{w} {where} r{rep} {pol}")
+                        rec = (self.run_unlimited(w, rep, cal) if pol == UNLIMITED
+                               else self.run_one(w, f, rep, pol, cal))
+                        self.results["runs"].append(rec)
+                        self.save()
+                        bar.update(1)
+                        if rec["status"] != "ok":
+                            tqdm.write(f"FAILED {w} {where} r{rep} {pol}: "
+                                       f"{rec['status']} {rec.get('error') or ''}")
                     if s.simulate:
                         bar.set_description(f"simulate {w}")
                         self.results["sim"].extend(self.simulate(w, cal))

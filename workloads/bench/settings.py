@@ -27,6 +27,7 @@ class Settings:
     verify: bool = False  # the workloads' driver-side self-checks in every run
     run_timeout: float = 900.0
     simulate: bool = True
+    unlimited: bool = True  # the repeated, interleaved `unlimited` cell (plugin off, ample memory)
 
     def __post_init__(self) -> None:
         for w in self.workloads:
@@ -51,4 +52,5 @@ class Settings:
                 "scales": {w: self.scales.get(w, 1) for w in self.workloads},
                 "kwargs": {w: self.kwargs.get(w, {}) for w in self.workloads},
                 "seed": self.seed, "refs": self.refs, "verify": self.verify,
+                "unlimited_repeats": self.repeat if self.unlimited else 0,
                 "working_set": "peak bytes cached at once in the calibration trace"}
