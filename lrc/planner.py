@@ -70,6 +70,7 @@ class Planner:
             predict = profile is None
         self.predictor = Predictor() if predict and not self.policy.constant else None
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
+        self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
         self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
         self._samples: dict[int, int] = {}  # cached RDD -> task durations in its rebuild cost
@@ -137,8 +138,14 @@ class Planner:
 
     # ---- predicted references (lrc.predict) --------------------------------------------------
     def _site(self, rdd_id: int) -> str:
-        r = self.dag.rdds[rdd_id]
-        return r.call_site or r.name or f"rdd {rdd_id}"
+        """A recurring dataset's identity: where the code created the RDD and which job first
+        computed it (PySpark creates every cached PythonRDD at one JVM call site; the job that
+        first computes it carries the Python line)."""
+        return f"{self._created_at(rdd_id)} @ {self._origin.get(rdd_id, '')}"
+
+    def _created_at(self, rdd_id: int) -> str:
+        r = self.dag.rdds.get(rdd_id)
+        return "?" if r is None else r.call_site or r.name
 
     def _generations(self) -> dict[str, list[int]]:
         """Cached RDDs by call site, oldest generation first."""
@@ -168,12 +175,19 @@ class Planner:
 
         seq = self.refs.stage_seq
         ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
+        tasks = [list(self.refs.pending[s].values()) for s in ran]
+        result = self._created_at(self.dag.stages[max(job.stage_ids)].rdd_id
+                                  if job.stage_ids else -1)
+        for r in self.dag.rdds:
+            if r not in known:
+                self._origin[r] = result
+        # a job's signature is where its result RDD was created: the same in every iteration
+        # of a loop (a generic one, e.g. of SQL's adaptive plans, mixes shapes up: then the
+        # predictions fail and decay)
+        signature = result
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
-        result = self.dag.stages[max(job.stage_ids)].rdd_id if job.stage_ids else -1
-        signature = self._site(result) if result in self.dag.rdds else f"job {job.id}"
-        self.predictor.observe(shape_of(
-            signature, [list(self.refs.pending[s].values()) for s in ran], key, new))
+        self.predictor.observe(shape_of(signature, tasks, key, new))
         now = self._generations()
         shift: Counter[str] = Counter()
         for shape in self.predictor.cycle():
@@ -285,6 +299,7 @@ class Planner:
         for b in self._of_rdd(costs.size, rdd_id):
             del costs.size[b]
         costs.rebuild_s.pop(rdd_id, None)
+        self._origin.pop(rdd_id, None)
         costs.disk.discard(rdd_id)
 
     # ---- priorities out --------------------------------------------------------------------

@@ -1,0 +1,89 @@
+"""Predicted references on real Spark (local SparkSession, plugin and brain attached): after two
+iterations of a loop, the next iteration's inputs carry references before its job is submitted;
+superseded generations carry none; when the loop ends, nothing predicted is left behind."""
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import SparkSession
+
+import spark_plugin
+from conftest import BASE_CONF
+from jvm_shim.testing import restart_jvm_if_needed
+from spark_plugin import session
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def spark():
+    restart_jvm_if_needed()
+    b = SparkSession.builder.master("local[2]").appName("spark-lrc-predict")
+    for k, v in BASE_CONF.items():
+        b = b.config(k, v)
+    s = spark_plugin.configure(b, policy="crd").getOrCreate()
+    yield s
+    s.stop()
+
+
+def _settled():
+    """The brain, once every listener event Spark has posted so far is applied (the listener
+    bus is asynchronous: an action can return before its job's end is delivered)."""
+    SparkSession.getActiveSession().sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
+    brain = session.active_brain()
+    brain.sync()
+    return brain
+
+
+def _refs(rdd_id: int, parts: int) -> list[int]:
+    brain = _settled()
+    return [brain.planner.refs.refs((rdd_id, p)) for p in range(parts)]
+
+
+def _predicted() -> list[int]:
+    brain = _settled()
+    return list(brain.planner.predicted)
+
+
+def iterate(links, ranks):
+    """One iteration (one job, always submitted from this line: its call site)."""
+    new = links.join(ranks).mapValues(lambda v: 0.15 + 0.85 * v[1]).cache()
+    new.count()
+    return new
+
+
+def test_an_iterative_pyspark_job(spark):
+    sc = spark.sparkContext
+    links = sc.parallelize([(i, i % 7) for i in range(400)], 4).partitionBy(4).cache()
+    gens = [links.mapValues(lambda _: 1.0).cache()]
+    gens[0].count()
+    for _ in range(2):  # two iterations of the loop
+        gens.append(iterate(links, gens[-1]))
+    # no job is running: every reference is predicted, for the third iteration
+    assert _predicted()
+    assert _refs(links.id(), 4) == [1, 1, 1, 1]
+    assert _refs(gens[-1].id(), 4) == [1, 1, 1, 1], "the newest generation inherits the reads"
+    for dead in gens[:-1]:
+        assert _refs(dead.id(), 4) == [0, 0, 0, 0], "a superseded generation has none"
+
+    gens.append(iterate(links, gens[-1]))  # the prediction comes true
+    assert _settled().planner.predictor.fails == {}
+    assert _refs(gens[-1].id(), 4) == [1, 1, 1, 1] and _refs(gens[-2].id(), 4) == [0] * 4
+
+    # the loop ends: the application does something else; no predicted reference stays
+    assert gens[-1].map(lambda kv: kv[1]).sum() > 0
+    assert _predicted() == []
+    for r in [links, *gens]:
+        assert _refs(r.id(), 4) == [0, 0, 0, 0]
+
+
+def test_a_dataframe_job(spark):
+    df = spark.range(2000, numPartitions=4).selectExpr("id", "id % 13 AS k").cache()
+    df.count()
+    for i in range(2):
+        assert df.where(f"k = {i}").count() > 0
+    brain = _settled()
+    cached = [r for r in brain.planner.dag.rdds.values() if r.cached and "k" in r.name]
+    assert cached, "the DataFrame's cached RDD is known to the brain"
+    rdd = max(cached, key=lambda r: r.id)
+    assert all(n >= 1 for n in _refs(rdd.id, rdd.num_partitions)), \
+        "the next query's read of the cached DataFrame is predicted"
