@@ -30,7 +30,7 @@ from lrc.trace import Trace
 __all__ = ["CompiledTrace", "SimResult", "simulate"]
 
 # where references come from: the trace itself (a recurring application's profile), job by job
-# with predicted references for the jobs not yet submitted (the live default), job by job only
+# as live (predicted references for the jobs not yet submitted for mrd/crd), job by job only
 REFS = ("profile", "online", "blind")
 
 
@@ -108,7 +108,8 @@ class _Replay:
             state.next_access = self.next_access = first.tolist()
         elif not policy.constant:
             self.planner = Planner(policy, None, peer_mode, simulated=True,
-                                   block_ids=ct.block_ids.copy(), predict=refs == "online",
+                                   block_ids=ct.block_ids.copy(),
+                                   predict=None if refs == "online" else False,
                                    costs=ArrayCosts(ct.lineage_cost, ct.sizes, ct.disk,
                                                     disk_bw))
             if refs == "profile":

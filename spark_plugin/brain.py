@@ -37,7 +37,8 @@ class Brain:
         self.settings = settings
         profile = load_trace(settings.profile) if settings.profile else None
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                               predict=settings.predict and profile is None)
+                               predict={"auto": None, "true": profile is None,
+                                        "false": False}[settings.predict])
         self.metrics = Metrics(settings.policy)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0

@@ -90,9 +90,10 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.profile", None, _path,
         "A trace recorded from an earlier run of the same application: reference counts then "
         "cover the whole application instead of job by job."),
-    Key("spark.lrc.predict", "true", _bool,
+    Key("spark.lrc.predict", "auto", _choice("auto", "true", "false"),
         "Without a profile, predict the reads of the jobs an iterative application has not "
-        "submitted yet from the jobs it repeats (RDD call sites and generations)."),
+        "submitted yet from the jobs it repeats (RDD call sites and generations). auto: for "
+        "the policies that rank by the distance to the next read (mrd, crd)."),
     Key("spark.lrc.tracePath", None, _path,
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
     Key("spark.lrc.statsPath", None, _path,

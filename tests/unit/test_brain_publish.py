@@ -61,7 +61,7 @@ def cached(rdd: int, part: int) -> str:
 def brain(publish_ms: int) -> tuple[Brain, RecordingBridge]:
     """A brain that has seen job 0 cache RDD 1 (4 blocks) and job 1 start reading it (stage 1)."""
     bridge = RecordingBridge()
-    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=publish_ms, predict=False))
+    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=publish_ms))
     bridge.pending = ([job_start(0, 0, cached_rdd=1, reader=2)]
                       + [line for p in range(4) for line in (cached(1, p), task_end(0, p))]
                       + [json.dumps({"e": "job_end", "job": 0, "time": 0, "success": True})])

@@ -41,7 +41,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         costs = MissCosts()
         costs.density = lambda b: by_id.density(ct.ids.get(b, len(blocks)))
         planner = Planner(pol, ct.trace if refs == "profile" else None, peer_mode, simulated=True,
-                          predict=refs == "online", costs=costs)
+                          predict=None if refs == "online" else False, costs=costs)
     clock = [0]
 
     def tick():
