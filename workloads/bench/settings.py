@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import workloads
-
-LIVE = ("lru", "lrc", "lerc", "mrd")
+from spark_plugin.config import LIVE_POLICIES as LIVE
 REFS = ("online", "profile")
 
 
