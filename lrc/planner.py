@@ -10,6 +10,7 @@ keeps the reference state and asks the policy for priorities. Usage::
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
@@ -20,6 +21,9 @@ from lrc.dag import AppDAG, Block, Job, RDD, Stage
 from lrc.policies import Policy, get_policy
 from lrc.predict import Predictor, shape_of
 from lrc.refcount import RefState
+
+
+_EXPR_IDS = re.compile(r"#\d+L?")  # Spark SQL expression ids: new ones in every query plan
 
 
 class _Either:
@@ -147,8 +151,13 @@ class Planner:
         return f"{self._created_at(rdd_id)} @ {self._origin.get(rdd_id, '')}"
 
     def _created_at(self, rdd_id: int) -> str:
+        """Where the code created the RDD: its call site, and the name the application gave it
+        without a trailing iteration number or SQL expression ids (``labels_7`` -> ``labels``):
+        PySpark reports one JVM call site for every PythonRDD, so the name tells them apart."""
         r = self.dag.rdds.get(rdd_id)
-        return "?" if r is None else r.call_site or r.name
+        if r is None:
+            return "?"
+        return f"{r.call_site} {_EXPR_IDS.sub('', r.name).rstrip('0123456789_')}"
 
     def _generations(self) -> dict[str, list[int]]:
         """Cached RDDs by call site, oldest generation first."""

@@ -100,5 +100,5 @@ def test_a_prediction_that_keeps_failing_decays():
     for i, s in enumerate(sites):
         a.action(a.rdd([o2o(base)], name=f"{s}{i}", site=s))
     p = run_jobs(a, jobs=len(sites))
-    assert p.predictor.fails["A"] >= 2
+    assert any(sig.startswith("A ") and n >= 2 for sig, n in p.predictor.fails.items())
     assert not p.predicted
