@@ -63,6 +63,7 @@ class Planner:
                              "simulator only (python -m lrc simulate)")
         self.refs = RefState(peer_mode if self.policy.needs_peers else None,
                              track_order=self.policy.needs_order)
+        self.refs.relative = self.policy.relative
         if costs is not None:
             self.refs.costs = costs
         self.block_ids = block_ids

@@ -43,15 +43,17 @@ class RefState:
         self.next_ref: dict[Hashable, float] = {}
         # future knowledge (position of each block's next access): only a simulator fills it
         self.next_access: dict[Hashable, float] | list[float] = _Never()
+        self.relative = False  # set by the planner for policies whose priority depends on now
         self.now = 0  # stage sequence number of the newest stage running (distances count from it)
         self.costs = MissCosts()  # what a miss of each block costs (cost-aware policies)
 
     def advance(self, seq: int) -> None:
-        """A stage planned at ``seq`` runs: distances to next references shrink (with order
-        tracking, every block with a future reference changes)."""
+        """A stage planned at ``seq`` runs: distances to next references shrink; for a policy
+        ranking by distance from now (``relative``), every block with a future reference
+        changes."""
         if seq > self.now:
             self.now = seq
-            if self.track_order:
+            if self.relative:
                 self.changed.update(self.next_ref)
 
     # ---- registering and dropping references ------------------------------------------------

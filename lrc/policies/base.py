@@ -19,6 +19,7 @@ class Policy:
     constant = False      # priority never changes (needs no reference state at all)
     needs_peers = False   # uses effective reference counts (peer groups)
     needs_order = False   # uses next-reference positions
+    relative = False      # priority depends on RefState.now (distance from the running stage)
     needs_future = False  # uses the future access sequence: simulator only
 
     def priority(self, refs: RefState, block: Hashable) -> float:

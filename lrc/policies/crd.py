@@ -18,6 +18,7 @@ class CRD(Policy):
 
     name = "crd"
     needs_order = True
+    relative = True
 
     def bind(self, refs):
         get, density = refs.next_ref.get, refs.costs.density
