@@ -6,7 +6,6 @@ import json
 import time
 from collections.abc import Callable, Iterable
 
-from spark_plugin.config import BY_NAME
 
 from .build import jar_path
 
@@ -66,7 +65,7 @@ def session(master: str, conf: dict[str, str], plugin: bool = True, listener_onl
     # Confs of earlier sessions leak through JVM system properties: set ours explicitly. No
     # Python brain here: these tests read the shim's events themselves.
     full = {"spark.lrc.forceInstallFailure": "false", "spark.lrc.entriesField": "entries",
-            "spark.lrc.brain": "false", "spark.lrc.pollMs": BY_NAME["spark.lrc.pollMs"].default}
+            "spark.lrc.brain": "false"}
     full.update(conf)
     full["spark.jars"] = str(jar_path())
     full["spark.plugins"] = PLUGIN if plugin else ""

@@ -72,6 +72,7 @@ class Brain:
             wire.ExecutorPlugin: lambda ev: self.metrics.executor_plugin(
                 ev.executor, ev.installed, ev.error),
             wire.TableInForce: lambda ev: self.metrics.executor_wait_ms.append(float(ev.waited_ms)),
+            wire.TableApplied: lambda ev: self.metrics.push_lag_ms.append(ev.lag_ms),
         }
 
     # ---- lifecycle -------------------------------------------------------------------------

@@ -98,9 +98,6 @@ KEYS: tuple[Key, ...] = (
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
     Key("spark.lrc.statsPath", None, _path,
         "Write spark_plugin.stats() as JSON here when the application ends."),
-    Key("spark.lrc.pollMs", "100", _positive_int,
-        "Executors poll the driver for priority-table changes this often while they run tasks "
-        "(every 2 s when idle)."),
     Key("spark.lrc.tableWaitMs", "1000", _non_negative_int,
         "On the first task of a stage the table does not cover yet, an executor waits at most this "
         "long for the driver's plan (then proceeds with what it has)."),

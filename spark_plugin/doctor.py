@@ -35,7 +35,7 @@ def start_session(master: str, policy: str | None, extra: dict[str, str] | None 
         b = b.config(k, v)
     if policy is not None:
         # A generous bound: the wait ends when the plan arrives, but a loaded machine may be slow.
-        b = configure(b, policy=policy, poll_ms=50, table_wait_ms=10_000)
+        b = configure(b, policy=policy, table_wait_ms=10_000)
     return b.getOrCreate()
 
 
@@ -166,7 +166,8 @@ def run(master: str = "local-cluster[2,1,1024]", say: Callable[[str], None] = pr
                 raise RuntimeError(f"evictions per RDD {v}: expected only the unreferenced RDD's blocks")
             return (f"{v['dead']} blocks of the unreferenced RDD evicted, 0 of the one read next "
                     f"(Spark's LRU would evict those); plan latency median "
-                    f"{outcome['stats']['plan_latency_ms']['median']} ms")
+                    f"{outcome['stats']['plan_latency_ms']['median']} ms, pushed to executors in "
+                    f"{outcome['stats']['push_lag_ms']['median']} ms")
 
         check("eviction order", obeyed)
     say("verdict: " + ("OK - spark-lrc controls eviction on this machine" if ok

@@ -22,6 +22,7 @@ import numpy as np
 from .wire import Eviction
 
 Block = tuple[int, int]
+RECENT_PUSHES = 100_000
 RECENT_EVICTIONS = 200
 
 
@@ -61,6 +62,7 @@ class Metrics:
     evictions_per_rdd: Counter = field(default_factory=Counter)
     plan_latency_ms: list[float] = field(default_factory=list)
     executor_wait_ms: list[float] = field(default_factory=list)
+    push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_PUSHES))  # recent only
     eviction_orders: Counter = field(default_factory=Counter)
     evicted_for_rdd: Counter = field(default_factory=Counter)
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
@@ -125,5 +127,6 @@ class Metrics:
             "executors": {k: vars(v).copy() for k, v in sorted(execs.items())},
             "plan_latency_ms": _summary(self.plan_latency_ms),
             "executor_wait_ms": _summary(self.executor_wait_ms),
+            "push_lag_ms": _summary(self.push_lag_ms),
             **extra,
         }

@@ -32,9 +32,12 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     executor_removed executor
     executor_plugin  executor, installed, error ("" when installed)
     table_in_force   executor, version, stage, waited_ms
+    table_applied    executor, version, lag_ms (driver's publish -> applied on the executor,
+                     wall clocks: meaningful where they agree, e.g. one host)
     app_end          time
 
-`task_cache`, `executor_plugin` and `table_in_force` come from executors (PluginContext.send);
+`task_cache`, `executor_plugin`, `table_in_force` and `table_applied` come from executors
+(PluginContext.send);
 the others from the driver's listener.
 
 Tables (`LrcBridge.publish(version, rdd_arrays, planned_stages)`, decoded by TableCodec):
@@ -108,6 +111,7 @@ ExecutorPlugin = _event("executor_plugin", "ExecutorPlugin", executor=str, insta
                         error=str)
 TableInForce = _event("table_in_force", "TableInForce", executor=str, version=int, stage=int,
                       waited_ms=int)
+TableApplied = _event("table_applied", "TableApplied", executor=str, version=int, lag_ms=float)
 AppEnd = _event("app_end", "AppEnd", time=int)
 
 

@@ -96,7 +96,7 @@ def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measure
                  "spark.testing.reservedMemory": "0", "spark.memory.fraction": "0.5"}.items():
         b = b.config(k, v)
     trace_path = tmp_path / "run.parquet"
-    spark = spark_plugin.configure(b, policy=policy, trace_path=str(trace_path), poll_ms=50).getOrCreate()
+    spark = spark_plugin.configure(b, policy=policy, trace_path=str(trace_path)).getOrCreate()
     try:
         pagerank.run(spark, scale=2, seed=3, iterations=6, verify=False)
     finally:

@@ -3,6 +3,8 @@ executor JVM, events and per-task cache reports from them, eviction order per ex
 from __future__ import annotations
 
 import os
+import statistics
+import threading
 import time
 from operator import add
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BASE_CONF
-from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, cached_order, evicted_blocks,
+from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order, evicted_blocks,
                               expected_digests, job_done, pressure_scenario, session,
                               until_job_end)
 
@@ -19,7 +21,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 MASTER = "local-cluster[2,1,1024]"
 N_A, N_B = 8, 12
 PRIO_A = [7, 1, 9, 3, 8, 2, 6, 4]
-CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000", "spark.lrc.pollMs": "200",
+CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000",
         "spark.executor.memory": "512m"}
 EXECUTORS = {"0", "1"}
 
@@ -139,6 +141,40 @@ def test_published_table_orders_eviction_on_each_executor(cluster):
     forced = [e for e in evs if e["e"] == "table_in_force"]
     assert {e["executor"] for e in forced} == EXECUTORS
     assert all(e["waited_ms"] < 5000 and e["version"] >= brain.published[0][0] for e in forced)
+
+
+def test_table_published_mid_stage_is_in_force_on_both_executors_within_10_ms(cluster):
+    """Push: while a stage runs on both executors, each version published on the driver is
+    applied by both executor JVMs in one RPC message - no polling exists. Each executor reports
+    when it applied a version (`table_applied`, lag from the driver's publish; one host, one
+    clock). The median lag must be <= 10 ms, and every lag far below the 2 s hold time after
+    which an unchanged request would be answered anyway (so none came from a re-ask)."""
+    sc = cluster.sparkContext
+    b = bridge(cluster)
+    ev = Events(cluster)
+    ev.clear()
+    slow = sc.parallelize(range(4), 4).map(lambda i: (time.sleep(2.0), i)[1])
+    t = threading.Thread(target=slow.count)
+    t.start()
+    published = []
+    try:
+        ev.wait_for(lambda es: any(e["e"] == "stage_submitted" for e in es))
+        time.sleep(0.3)  # tasks are running on both executors
+        for i in range(20):
+            version = int(b.tableVersion()) + 1
+            b.publish(version, f"{900000 + i}=1,2,3", "")
+            published.append(version)
+            time.sleep(0.03)
+    finally:
+        t.join()
+    evs = ev.wait_for(lambda es: {e["executor"] for e in es if e["e"] == "table_applied"
+                                  and e["version"] == published[-1]} == EXECUTORS)
+    for ex in EXECUTORS:
+        lags = [e["lag_ms"] for e in evs if e["e"] == "table_applied" and e["executor"] == ex
+                and e["version"] in published]
+        assert len(lags) >= len(published) // 2, f"executor {ex} applied {len(lags)} versions"
+        assert statistics.median(lags) <= 10.0, f"executor {ex}: lags {sorted(lags)}"
+        assert max(lags) < 1000.0, f"executor {ex}: lags {sorted(lags)}"
 
 
 def test_install_failure_in_executor_jvms_falls_back(cluster):

@@ -46,16 +46,16 @@ def test_install_failure_keeps_spark_lru_and_correct_results(hook):
 
 
 def test_a_malformed_setting_of_a_jvm_only_application_is_named_and_its_default_used():
-    """Without Python nothing validated spark.lrc.pollMs: the executor names it in one warning
-    and polls at the registry's default instead of failing."""
-    spark = session("local[1]", {**BASE_CONF, "spark.lrc.pollMs": "soon"}, plugin=True,
+    """Without Python nothing validated spark.lrc.tableWaitMs: the executor names it in one
+    warning and waits the registry's default instead of failing."""
+    spark = session("local[1]", {**BASE_CONF, "spark.lrc.tableWaitMs": "soon"}, plugin=True,
                     app_name="shim-bad-setting")
     try:
         ev = Events(spark)
         assert spark.sparkContext.parallelize(range(4), 2).count() == 4
         evs = ev.wait_for(job_done(1))
         assert [e["installed"] for e in evs if e["e"] == "executor_plugin"] == [True]
-        assert "spark-lrc: spark.lrc.pollMs=soon is not a whole number; using 100" \
+        assert "spark-lrc: spark.lrc.tableWaitMs=soon is not a whole number; using 1000" \
             in bridge(spark).warnings()
     finally:
         spark.stop()

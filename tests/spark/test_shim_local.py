@@ -23,7 +23,7 @@ pytestmark = pytest.mark.spark
 MASTER = "local[1]"  # one task at a time: a deterministic eviction sequence
 N_A, N_B = 4, 6
 PRIO_A = [7, 1, 9, 3]  # policy order of A's blocks: 1, 3, 0, 2 (LRU would take 0, 1, 2, 3)
-CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000", "spark.lrc.pollMs": "200"}
+CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000"}
 
 
 def run_pressure(spark) -> dict:
@@ -90,7 +90,7 @@ def test_driver_hands_every_setting_to_executors_through_the_plugin_conf(spark):
     session_lrc = {k: v for k, v in conf.items() if k.startswith("spark.lrc.")}
     defaults = {k.name: k.default for k in KEYS if k.default is not None}
     assert handed == defaults | session_lrc
-    assert handed["spark.lrc.pollMs"] == "200" and handed["spark.lrc.bufferSize"] == "100000"
+    assert handed["spark.lrc.tableWaitMs"] == "5000" and handed["spark.lrc.bufferSize"] == "100000"
 
 
 def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
@@ -280,9 +280,10 @@ def test_priority_entries_order_matches_reference(spark):
     assert m.version() == 3 and m.size() == len(access) + 1
 
 
-def test_poller_brings_a_mid_stage_table_to_running_executor(spark):
-    """A version published while a stage runs reaches the executor through the poller
-    (spark.lrc.pollMs=200) without any new stage; tasks report the version they ran under."""
+def test_push_brings_a_mid_stage_table_to_running_executor(spark):
+    """A version published while a stage runs reaches the executor by push (its parked request
+    is answered by the publish) without any new stage; tasks report the version they ran under,
+    and the executor reports when it applied it."""
     sc = spark.sparkContext
     b = bridge(spark)
     ev = Events(spark)
@@ -303,3 +304,6 @@ def test_poller_brings_a_mid_stage_table_to_running_executor(spark):
     stage = ev.of("task_cache")[0]["stage"]
     forced = [e for e in evs if e["e"] == "table_in_force" and e["stage"] == stage]
     assert len(forced) <= 1  # at most once per (executor, stage)
+    applied = [e for e in evs if e["e"] == "table_applied" and e["version"] == version]
+    assert [e["executor"] for e in applied] == ["driver"]
+    assert 0 <= applied[0]["lag_ms"] < 1000  # a push, not the 2 s hold answer

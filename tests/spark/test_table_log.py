@@ -56,8 +56,9 @@ class Model:
 
 
 def ask(jvm, store, executor: str, have: int) -> dict:
-    text = store.answer(jvm.org.sparklrc.TableRequest(executor, have, -1, 0))
-    version, reset, brain, stages, arrays = text.split("|")
+    text = store.answer(jvm.org.sparklrc.TableRequest(executor, have, 0))
+    version, reset, brain, stages, arrays, published_us = text.split("|")
+    assert int(published_us) >= 0
     parsed = {}
     for item in filter(None, arrays.split(";")):
         rdd, vals = item.split("=")

@@ -25,7 +25,7 @@ from spark_plugin import wire
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "events.jsonl"
-CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000", "spark.lrc.pollMs": "200",
+CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000",
         "spark.executor.memory": "512m"}
 MAP_FIELDS = {"resources"}  # keyed by data (resource names), not by field names
 

@@ -362,3 +362,18 @@ def test_bound_hook(monkeypatch):
     assert bound_hit_ratio(None, 0.5, 2) == 0.25
     monkeypatch.setitem(sys.modules, "lrc.bound", None)  # absent: no field, no error
     assert bound_hit_ratio(None, 0.5, 2) is None
+
+
+def test_live_against_the_replay_of_the_same_run(res, tmp_path):
+    """Per run: live hit ratio minus the replay of its own trace, in points."""
+    lrc = stats.select(res["runs"], "pagerank", "lrc", 0.5)
+    for r, replay in zip(lrc, (0.75, 0.71, 0.90)):  # live 0.70, 0.71, 0.72
+        r["replay_hit_ratio"] = replay
+    d = stats.fidelity(res["runs"], "pagerank", "lrc", 0.5)
+    assert d["n"] == 3 and d["lo"] == pytest.approx(-18.0) and d["hi"] == pytest.approx(0.0)
+    assert d["diff"] == pytest.approx(-5.0) and d["replay"] == pytest.approx(0.75)
+    assert stats.fidelity(res["runs"], "pagerank", "lru", 0.5) is None  # nothing replayed
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "| pagerank | 0.5 | lrc | 71.0% | 75.0% | -5.0 [-18.0, +0.0] | 3 |" in md

@@ -27,7 +27,7 @@ def test_defaults_match_the_documented_table():
 
 def test_the_readme_comparison_sees_a_changed_default_a_missing_key_and_a_changed_meaning():
     readme = README.read_text()
-    assert documented_table(readme.replace("| `100` |", "| `200` |")) != registry_table()
+    assert documented_table(readme.replace("| `1000` |", "| `2000` |")) != registry_table()
     no_policy = "\n".join(line for line in readme.splitlines() if "`spark.lrc.policy`" not in line)
     assert documented_table(no_policy) != registry_table()
     assert documented_table(readme.replace("LERC peer groups", "Peer groups")) != registry_table()
@@ -48,15 +48,15 @@ def test_resolved_settings_carry_every_default_as_a_spark_conf():
 
 
 def test_keywords_override_spark_conf_and_are_validated():
-    s = LrcSettings.from_conf({"spark.lrc.policy": "lru"}, policy="LERC", poll_ms=50)
-    assert (s.policy, s.poll_ms) == ("lerc", 50)
-    assert s.as_spark_conf()["spark.lrc.pollMs"] == "50"
+    s = LrcSettings.from_conf({"spark.lrc.policy": "lru"}, policy="LERC", table_wait_ms=50)
+    assert (s.policy, s.table_wait_ms) == ("lerc", 50)
+    assert s.as_spark_conf()["spark.lrc.tableWaitMs"] == "50"
 
 
 @pytest.mark.parametrize("conf, words", [
     ({"spark.lrc.policy": "fifo"}, ["spark.lrc.policy", "lru, lrc, lerc, mrd", "fifo"]),
     ({"spark.lrc.policy": "min"}, ["spark.lrc.policy"]),  # the offline bound cannot run live
-    ({"spark.lrc.pollMs": "0"}, ["spark.lrc.pollMs", ">= 1"]),
+    ({"spark.lrc.bufferSize": "0"}, ["spark.lrc.bufferSize", ">= 1"]),
     ({"spark.lrc.tableWaitMs": "soon"}, ["whole number"]),
     ({"spark.lrc.polcy": "lrc"}, ["unknown configuration key", "spark.lrc.polcy"]),
 ])
@@ -78,11 +78,11 @@ def test_other_spark_keys_are_ignored():
 
 def test_submit_args_split_options_policy_app_and_app_args():
     argv = ["--master", "local[2]", "--verbose", "--conf", "spark.ui.enabled=false",
-            "--policy", "lerc", "--conf", "spark.lrc.pollMs=100", "--lrc-conf", "tracePath=/tmp/t.parquet",
+            "--policy", "lerc", "--conf", "spark.lrc.publishMs=100", "--lrc-conf", "tracePath=/tmp/t.parquet",
             "app.py", "--scale", "2", "--policy", "x"]
     opts, lrc, primary, app_args = split_args(argv)
     assert opts == ["--master", "local[2]", "--verbose", "--conf", "spark.ui.enabled=false"]
-    assert lrc == {"spark.lrc.policy": "lerc", "spark.lrc.pollMs": "100",
+    assert lrc == {"spark.lrc.policy": "lerc", "spark.lrc.publishMs": "100",
                    "spark.lrc.tracePath": "/tmp/t.parquet"}
     assert primary == "app.py"
     assert app_args == ["--scale", "2", "--policy", "x"]  # the application's own args stay its own

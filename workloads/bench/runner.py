@@ -205,6 +205,7 @@ class Bench:
             "evictions_per_rdd": stats.get("evictions_per_rdd"),
             "plan_latency_ms": stats.get("plan_latency_ms"),
             "executor_wait_ms": stats.get("executor_wait_ms"),
+            "push_lag_ms": stats.get("push_lag_ms"),
             "degraded": stats.get("degraded"), "dropped_events": stats.get("dropped_events"),
             "checksum": out.get("checksum"), "reference_checksum": cal["checksum"],
             "spark_memory_fraction": cal["memory_fraction"][fkey(f)],
@@ -215,7 +216,25 @@ class Bench:
         }
         rec["checksum_ok"] = rec["ok"] and rec["checksum"] == cal["checksum"]
         rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
+        if rec["ok"] and self.settings.simulate and got:
+            rec.update(self.replay_own_run(rec["trace"], policy, got))
         return rec
+
+    def replay_own_run(self, trace: str | None, policy: str, storage_per_executor) -> dict:
+        """The simulator's replay of this run's own trace, same policy, same refs and the cache
+        the executors really had: what the live hit ratio should be if tables were in force
+        whenever an executor evicts (issue 10's fidelity measure)."""
+        from lrc.sim import simulate
+
+        try:
+            ws, _, ct = working_set_bytes(trace)
+            f = storage_per_executor * self.target.executors / ws
+            d = simulate(ct, policy, f, executors=self.target.executors, cores=self.target.cores,
+                         refs=self.settings.refs).to_dict()
+        except Exception as e:  # informative only: never lose the run for it
+            return {"replay_error": f"{type(e).__name__}: {e}"}
+        return {"replay_hit_ratio": d["hit_ratio"],
+                "replay_effective_hit_ratio": d["effective_hit_ratio"], "replay_fraction": f}
 
     def stages_file(self, tag: str, out: dict) -> str | None:
         """Write the run's per-stage Spark metrics next to its trace; their path."""

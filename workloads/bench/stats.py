@@ -126,3 +126,17 @@ def hit_distance_to_bound(runs: list[dict], sim: list[dict], workload: str, poli
     """bound_hit_ratio - the policy's median measured hit ratio (>= 0 if the bound holds)."""
     b, h = bound_of(sim, workload, fraction), median_of(runs, "hit_ratio", workload, policy, fraction)
     return None if b is None or h is None else b - h
+
+
+def fidelity(runs: list[dict], workload: str, policy: str, fraction: float) -> dict | None:
+    """Live hit ratio against the replay of the same run's trace (`replay_hit_ratio`), in
+    points per run: median, min, max; None without replayed runs."""
+    pairs = [(r["hit_ratio"], r["replay_hit_ratio"])
+             for r in ok_runs(select(runs, workload, policy, fraction))
+             if r.get("hit_ratio") is not None and r.get("replay_hit_ratio") is not None]
+    if not pairs:
+        return None
+    diffs = sorted(100 * (a - b) for a, b in pairs)
+    return {"live": statistics.median(a for a, _ in pairs),
+            "replay": statistics.median(b for _, b in pairs),
+            "diff": statistics.median(diffs), "lo": diffs[0], "hi": diffs[-1], "n": len(pairs)}

@@ -18,7 +18,7 @@ final class Events {
   /** Every event type the shim emits; the wire name is the lower-case constant name. */
   enum Type {
     JOB_START, STAGE_SUBMITTED, STAGE_COMPLETED, TASK_END, TASK_CACHE, BLOCK, UNPERSIST, JOB_END,
-    EXECUTOR_ADDED, EXECUTOR_REMOVED, EXECUTOR_PLUGIN, TABLE_IN_FORCE, APP_END;
+    EXECUTOR_ADDED, EXECUTOR_REMOVED, EXECUTOR_PLUGIN, TABLE_IN_FORCE, TABLE_APPLIED, APP_END;
 
     String wireName() {
       return name().toLowerCase(Locale.ROOT);
@@ -174,6 +174,11 @@ final class Events {
   static String tableInForce(String executor, long version, int stage, long waitedMs) {
     return text(event(Type.TABLE_IN_FORCE).put("executor", executor).put("version", version)
         .put("stage", stage).put("waited_ms", waitedMs));
+  }
+
+  static String tableApplied(String executor, long version, double lagMs) {
+    return text(event(Type.TABLE_APPLIED).put("executor", executor).put("version", version)
+        .put("lag_ms", Math.round(lagMs * 1000) / 1000.0));
   }
 
   static String taskCache(String executor, int stage, int partition, long task,

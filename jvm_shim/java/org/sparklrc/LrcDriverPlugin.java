@@ -8,8 +8,8 @@ import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.PluginContext;
 
 /**
- * Driver half: registers the listener, owns the table store, answers executors' asks and turns
- * their sends into events; hands the {@code spark.lrc.*} settings to executors (see Settings).
+ * Driver half: registers the listener, owns the table store and its endpoint (TableEndpoint:
+ * executors' table requests, answered by push) and turns executors' sends into events; hands the {@code spark.lrc.*} settings to executors (see Settings).
  * Never throws out of a plugin callback.
  */
 public final class LrcDriverPlugin implements DriverPlugin {
@@ -22,6 +22,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
   private static final AtomicBoolean NO_BRAIN_LOGGED = new AtomicBoolean(false);
 
   final TableStore tables = new TableStore();
+  private volatile TableEndpoint endpoint;
   volatile SparkContext sc;
 
   static LrcDriverPlugin current() {
@@ -40,6 +41,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();
       current = this;
+      endpoint = TableEndpoint.start(sc.env().rpcEnv(), tables);
       if (!Settings.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
         sc.addSparkListener(new LrcListener(sc));
       }
@@ -63,9 +65,6 @@ public final class LrcDriverPlugin implements DriverPlugin {
     try {
       if (message instanceof String) {
         String m = (String) message;
-        if (m.startsWith(TableRequest.PREFIX)) {
-          return tables.answer(TableRequest.decode(m));
-        }
         if (m.startsWith(EVENT_PREFIX)) {
           EventBuffer.add(m.substring(EVENT_PREFIX.length()));
           return null; // one-way message: no reply
@@ -81,6 +80,10 @@ public final class LrcDriverPlugin implements DriverPlugin {
   public void shutdown() {
     try {
       tables.detachBrain();
+      TableEndpoint e = endpoint;
+      if (e != null) {
+        e.close();
+      }
       if (current == this) {
         current = null;
       }

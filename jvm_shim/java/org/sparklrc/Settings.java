@@ -21,7 +21,6 @@ final class Settings {
   static final String PREFIX = "spark.lrc.";
   static final String BUFFER_SIZE = "spark.lrc.bufferSize";
   static final String TABLE_WAIT_MS = "spark.lrc.tableWaitMs";
-  static final String POLL_MS = "spark.lrc.pollMs";
   static final String FORCE_INSTALL_FAILURE = "spark.lrc.forceInstallFailure";
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";
 

@@ -9,9 +9,11 @@ import java.util.Map;
  * Text forms of the priority table, decoded here and nowhere else in Java. RDD arrays and stage
  * lists are what Python's brain publishes: both formats are documented once, in the docstring of
  * {@code spark_plugin/wire.py} (their only encoder). The driver re-encodes deltas for executors as
- * the reply of a TableRequest: {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays};
+ * the reply of a TableRequest:
+ * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays|publishedMicros};
  * without reset it holds the changes since the asker's version (an empty array removes the RDD),
- * with reset the whole table, replacing the asker's (its version was older than the driver's log).
+ * with reset the whole table, replacing the asker's (its version was older than the driver's log);
+ * publishedMicros is the driver's wall clock when that version was published.
  * Public only so that tests can decode a Python-encoded table through py4j.
  */
 public final class TableCodec {
@@ -105,25 +107,27 @@ public final class TableCodec {
     final boolean brain;
     final List<Integer> planned;
     final Map<Integer, double[]> arrays;
+    final long publishedMicros;
 
     Reply(long version, boolean reset, boolean brain, List<Integer> planned,
-        Map<Integer, double[]> arrays) {
+        Map<Integer, double[]> arrays, long publishedMicros) {
       this.version = version;
       this.reset = reset;
       this.brain = brain;
       this.planned = planned;
       this.arrays = arrays;
+      this.publishedMicros = publishedMicros;
     }
 
     String encode() {
       return version + "|" + (reset ? 1 : 0) + "|" + (brain ? 1 : 0) + "|" + formatInts(planned)
-          + "|" + formatArrays(arrays);
+          + "|" + formatArrays(arrays) + "|" + publishedMicros;
     }
 
     static Reply decode(String s) {
       String[] f = s.split("\\|", -1);
       return new Reply(Long.parseLong(f[0]), "1".equals(f[1]), "1".equals(f[2]), parseInts(f[3]),
-          parseArrays(f[4]));
+          parseArrays(f[4]), Long.parseLong(f[5]));
     }
   }
 }

@@ -2,7 +2,6 @@ package org.sparklrc;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,20 +9,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * The driver's copy of the priority table: per-RDD priority arrays and the planned stages, plus a
- * version-ordered log of the changes executors may not have seen yet. Python publishes; executors
- * ask for the changes since their version and are answered from the log in O(changes since that
- * version). Each executor's ask acknowledges its version; the log keeps only versions above the
- * lowest version a live executor acknowledged (the floor): an ask from below the floor gets a
- * reset with the full table, so removed RDDs need no tombstone once compacted. Public (with its
- * constructors, publish, answer and logEntries) only so that tests can drive it through py4j.
+ * version-ordered log of the changes executors may not have seen yet. Python publishes; each
+ * executor keeps one request (its version) parked here through TableEndpoint and is answered with
+ * the changes since that version, in O(changes), as soon as a publish moves the table past it
+ * (push), or empty after the request's hold time. Each request acknowledges the asker's version;
+ * the log keeps only versions above the lowest version a live executor acknowledged (the floor):
+ * a request from below the floor gets a reset with the full table, so removed RDDs need no
+ * tombstone once compacted. Public (with its constructors, publish, answer, watch and
+ * logEntries) only so that tests can drive it through py4j.
  */
 public final class TableStore {
-  /** An executor that has not asked for this long no longer holds the floor back: idle executors
-   * ask every 2 s, so only a removed (or stuck) one is this quiet; should it ask again, it gets a
-   * reset. */
+  /** An executor that has not asked for this long no longer holds the floor back: an idle
+   * executor's request is answered (and renewed) every few seconds, so only a removed (or stuck)
+   * one is this quiet; should it ask again, it gets a reset. */
   static final long STALE_MS = 30_000;
 
   /** The changes of one version: RDDs whose latest change it is, stages it newly planned. */
@@ -55,9 +57,23 @@ public final class TableStore {
   private final Map<String, Ack> acks = new HashMap<>();
   /** Acknowledged version -> how many executors are at it: the floor candidate in O(log n). */
   private final TreeMap<Long, Integer> ackCounts = new TreeMap<>();
-  /** Stages whose plan a request already waited for in vain: later asks do not wait again (the
-   * plugin endpoint is single-threaded, so waits would add up across executors). */
-  private final Set<Integer> waitedOut = new HashSet<>();
+  /** Requests waiting for a version above theirs (at most one per executor). */
+  private List<Parked> parked = new ArrayList<>();
+  /** Driver wall clock (microseconds) when the current version was published. */
+  private long publishedMicros = 0;
+
+  /** A request held until the table moves past its version or its hold time ends. */
+  private static final class Parked {
+    final TableRequest req;
+    final Consumer<String> reply;
+    final long deadlineNs;
+
+    Parked(TableRequest req, Consumer<String> reply, long deadlineNs) {
+      this.req = req;
+      this.reply = reply;
+      this.deadlineNs = deadlineNs;
+    }
+  }
 
   public TableStore() {
     this(STALE_MS);
@@ -68,18 +84,20 @@ public final class TableStore {
     this.staleNs = staleMs * 1_000_000L;
   }
 
+  /** Executors learn at once that plans will come (they wait, bounded, for a new stage's). */
   void attachBrain() {
     synchronized (mon) {
       brain = true;
-      mon.notifyAll();
     }
+    flushParked();
   }
 
+  /** Executors learn at once that no plans will come (they stop waiting for them). */
   void detachBrain() {
     synchronized (mon) {
       brain = false;
-      mon.notifyAll();
     }
+    flushParked();
   }
 
   boolean brainAttached() {
@@ -125,7 +143,6 @@ public final class TableStore {
       for (Integer s : stages) {
         if (planned.add(s)) {
           change.stages.add(s);
-          waitedOut.remove(s); // a planned stage is never waited for again
         }
       }
       loggedStages += change.stages.size();
@@ -133,41 +150,100 @@ public final class TableStore {
         log.put(v, change);
       }
       version = v;
+      publishedMicros = nowMicros();
       expireStale(System.nanoTime());
       compact();
-      mon.notifyAll();
     }
+    flushParked(); // the push: every parked executor gets the changes since its version
   }
 
-  /** Answers a request, waiting (bounded) for the stage's plan when a brain is attached. */
-  public String answer(TableRequest req) {
-    TableCodec.Reply reply;
+  /**
+   * Answers {@code reply} with the changes since the request's version: at once if the table is
+   * past that version (or the request has no hold time), else when a publish moves it past, or
+   * with no change after {@code req.holdMs} (the executor then asks again).
+   */
+  public void watch(TableRequest req, Consumer<String> reply) {
     synchronized (mon) {
-      if (req.stageId >= 0 && req.waitMs > 0 && !waitedOut.contains(req.stageId)) {
-        long deadline = System.nanoTime() + req.waitMs * 1_000_000L;
-        while (brain && !planned.contains(req.stageId)) {
-          long left = (deadline - System.nanoTime()) / 1_000_000L;
-          if (left <= 0) {
-            waitedOut.add(req.stageId);
-            break;
-          }
-          try {
-            mon.wait(left);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+      if (req.haveVersion == version && req.holdMs > 0) {
+        acknowledge(req.executor, req.haveVersion);
+        for (int i = 0; i < parked.size(); i++) { // a newer request from the same executor wins
+          if (parked.get(i).req.executor.equals(req.executor)) {
+            parked.remove(i);
             break;
           }
         }
+        parked.add(new Parked(req, reply, System.nanoTime() + req.holdMs * 1_000_000L));
+        return;
       }
+    }
+    reply.accept(answer(req));
+  }
+
+  /** Answers the parked requests whose hold time is over (no change: their asker asks again). */
+  public void expireParked() {
+    List<Parked> due = new ArrayList<>();
+    synchronized (mon) {
+      long now = System.nanoTime();
+      for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
+        Parked p = it.next();
+        if (now - p.deadlineNs >= 0) {
+          due.add(p);
+          it.remove();
+        }
+      }
+    }
+    replyAll(due);
+  }
+
+  /** Answers every parked request now. */
+  void flushParked() {
+    List<Parked> due;
+    synchronized (mon) {
+      due = parked;
+      parked = new ArrayList<>();
+    }
+    replyAll(due);
+  }
+
+  /** Executors at the same version get the same (once encoded) reply. */
+  private void replyAll(List<Parked> due) {
+    if (due.isEmpty()) {
+      return;
+    }
+    synchronized (mon) {
+      due.forEach(p -> acknowledge(p.req.executor, p.req.haveVersion));
+    }
+    Map<Long, String> byVersion = new HashMap<>();
+    for (Parked p : due) {
+      try {
+        p.reply.accept(byVersion.computeIfAbsent(p.req.haveVersion, this::since));
+      } catch (Throwable t) {
+        LrcLog.warnOnce("table.reply", "spark-lrc: could not answer executor "
+            + p.req.executor + " (it asks again)", t);
+      }
+    }
+  }
+
+  /** The changes since the request's version (or a reset with the whole table), now. */
+  public String answer(TableRequest req) {
+    synchronized (mon) {
       acknowledge(req.executor, req.haveVersion);
-      boolean reset = req.haveVersion > version || req.haveVersion < floor;
+    }
+    return since(req.haveVersion);
+  }
+
+  /** The reply to an executor at version {@code have}. */
+  private String since(long have) {
+    TableCodec.Reply reply;
+    synchronized (mon) {
+      boolean reset = have > version || have < floor;
       Map<Integer, double[]> delta = new LinkedHashMap<>();
       List<Integer> stages = new ArrayList<>();
       if (reset) {
         delta.putAll(arrays);
         stages.addAll(planned);
       } else {
-        for (Change c : log.tailMap(req.haveVersion, false).values()) {
+        for (Change c : log.tailMap(have, false).values()) {
           for (Integer rdd : c.rdds) {
             double[] a = arrays.get(rdd);
             delta.put(rdd, a == null ? new double[0] : a);
@@ -175,9 +251,15 @@ public final class TableStore {
           stages.addAll(c.stages);
         }
       }
-      reply = new TableCodec.Reply(version, reset, brain, stages, delta);
+      reply = new TableCodec.Reply(version, reset, brain, stages, delta, publishedMicros);
     }
     return reply.encode(); // arrays are never mutated once published: encode outside the monitor
+  }
+
+  /** Wall clock in microseconds (the executors' in-force lag compares it with theirs). */
+  static long nowMicros() {
+    java.time.Instant t = java.time.Instant.now();
+    return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
   }
 
   /** Entries (RDDs, removed ones included, and stages) the version log holds: for tests. */
