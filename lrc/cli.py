@@ -1,4 +1,5 @@
-"""``python -m lrc simulate ...`` and ``python -m lrc bench-speed``."""
+"""``python -m lrc simulate ...``, ``python -m lrc whatif EVENTLOG ...`` and
+``python -m lrc bench-speed``."""
 from __future__ import annotations
 
 import argparse
@@ -34,13 +35,34 @@ def _policies(s: str) -> list[str]:
     return names
 
 
+def _sizes(s: str):
+    from lrc.whatif import parse_sizes
+
+    try:
+        return parse_sizes(s)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _positive(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {s!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return v
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m lrc")
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("simulate", help="replay traces under policies and cache sizes")
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--workload", help=f"built-in: {', '.join(WORKLOADS)} or all")
-    src.add_argument("--trace", type=Path, help="a trace file (.parquet or .json)")
+    src.add_argument("--trace", type=Path,
+                     help="a trace file (.parquet or .json) or a Spark event log (file or "
+                          "rolling eventlog_v2_* directory)")
     s.add_argument("--policies", type=_policies, default=list(POLICIES),
                    help=f"comma-separated, from {', '.join(POLICIES)}")
     s.add_argument("--cache-fraction", type=_floats, default=[0.3, 0.5, 0.7],
@@ -54,6 +76,23 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
+    w = sub.add_parser("whatif", help="replay a Spark event log under each policy and cache "
+                                      "size; report and cache-size recommendation")
+    w.add_argument("eventlog", type=Path, help="a Spark event log: file (plain, .zstd, .lz4, "
+                                               ".snappy) or rolling eventlog_v2_* directory")
+    w.add_argument("--cache-sizes", type=_sizes, default=None,
+                   help="comma-separated: fractions of the cached working set (0.5) and/or bytes "
+                        "per executor (512m, 2g); default 0.1,0.2,0.3,0.5,0.7,1.0")
+    w.add_argument("--policies", type=_policies, default=None,
+                   help="comma-separated; default lru,lrc,lerc,mrd,crd")
+    w.add_argument("--executors", type=_positive, default=None,
+                   help="executors to replay on (default: as many as the log's tasks ran on)")
+    w.add_argument("--cores", type=_positive, default=None,
+                   help="cores per executor (default: from the log)")
+    w.add_argument("--refs", choices=REFS, default="profile",
+                   help="where reference counts come from (profile: the application recurs)")
+    w.add_argument("--out", type=Path, default=Path("whatif"),
+                   help="write report.md, whatif.png, results.json here (default ./whatif)")
     b = sub.add_parser("bench-speed", help="simulator throughput on a >= 1M-access trace")
     b.add_argument("--accesses", type=int, default=1_000_000)
     b.add_argument("--policies", type=_policies, default=list(POLICIES))
@@ -97,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             bench_speed(args.accesses, args.policies, args.out, args.profile,
                         tuple(args.cache_fraction), args.repeat, args.workload)
             return 0
+        if args.cmd == "whatif":
+            return run_whatif_cmd(args, argv)
         rows = run_simulate(args)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     from lrc.report import table, write_report
@@ -109,4 +150,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
         print(f"report: {write_report(rows, args.report, cmd)}")
+    return 0
+
+
+def run_whatif_cmd(args, argv: list[str]) -> int:
+    import logging
+
+    from lrc.whatif import fmt_bytes, run_whatif, write_report
+
+    if not logging.getLogger().handlers:  # parser warnings to stderr, never stdout
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
+                            stream=sys.stderr)
+    res = run_whatif(args.eventlog, args.cache_sizes, args.policies, args.executors, args.cores,
+                     args.refs, progress=None)
+    cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
+    report = write_report(res, args.out, cmd)
+    print(res.log.summary())
+    for name, r in (("best policy", res.recommendation["best"]), ("LRU", res.recommendation["lru"])):
+        if r is None:
+            print(f"{name}: no size tried gets within 5% of unlimited memory")
+        else:
+            print(f"{name} ({r['policy']}): {fmt_bytes(r['per_executor_bytes'])} per executor "
+                  f"(fraction {r['cache_fraction']:.2f}) is within 5% of unlimited memory")
+    print(f"report: {report}")
     return 0

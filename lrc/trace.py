@@ -138,10 +138,15 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
 
 # ---- load ------------------------------------------------------------------------------------
 def load_trace(path: str | Path) -> Trace:
-    """Read a trace; a malformed file raises ValueError naming the problem."""
+    """Read a trace (or a Spark event log, converted by ``lrc.eventlog``); a malformed file
+    raises ValueError naming the problem."""
     path = Path(path)
     if not path.exists():
         raise ValueError(f"trace file {path} does not exist")
+    from lrc.eventlog import eventlog_trace, is_eventlog
+
+    if is_eventlog(path):  # a Spark event log (file or rolling directory): lrc.eventlog
+        return eventlog_trace(path)
     if path.suffix == ".json":
         return _load_json(path)
     return _load_parquet(path)

@@ -1,0 +1,65 @@
+"""From a run's events to a trace: which cached blocks each task read or created, per-RDD compute
+costs and block sizes. One function for every source of runs - spark-lrc's live recorder
+(`spark_plugin.recorder`) and Spark's own event logs (`lrc.eventlog`) - so that two traces of
+the same run mean the same thing block by block.
+
+Reads/creates are derived from the DAG, exactly as the simulator and the planner derive them
+(`AppDAG.task_reads` given what earlier tasks materialized); a task's duration is shared evenly
+among the RDDs it computed (its compute-cost estimate).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from statistics import median
+from typing import Iterable, Mapping
+
+from lrc.dag import AppDAG, Block
+from lrc.trace import Event, Trace
+
+
+def derive_reads(dag: AppDAG, events: Iterable[Event]) -> tuple[list[Event], dict[int, list[float]]]:
+    """Replay ``events`` in order: each task's reads/creates given what earlier tasks
+    materialized (an unpersist forgets the RDD's blocks). Task events of stages the DAG does not
+    know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
+    shares (seconds) of the tasks that computed it."""
+    materialized: set[Block] = set()
+    out: list[Event] = []
+    shares: dict[int, list[float]] = defaultdict(list)
+    for ev in events:
+        if ev.kind == "task":
+            if ev.stage_id not in dag.stages:
+                continue
+            reads, creates = dag.task_reads(ev.stage_id, ev.partition, materialized)
+            materialized.update(creates)
+            ev = dataclasses.replace(ev, reads=tuple(reads), creates=tuple(creates))
+            computed = {b[0] for b in creates} | {dag.stages[ev.stage_id].rdd_id}
+            for rid in computed:
+                shares[rid].append((ev.duration_s or 0.0) / len(computed))
+        elif ev.kind == "unpersist":
+            materialized = {b for b in materialized if b[0] != ev.rdd_id}
+        out.append(ev)
+    return out, shares
+
+
+def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int],
+                ever_cached: Mapping[int, str], name: str = "") -> Trace:
+    """The trace of a run: a copy of ``dag`` (callers' RDD objects are not changed) with the
+    RDDs in ``ever_cached`` (rdd id -> storage level while cached) marked cached, compute costs
+    from task durations, block sizes from ``sizes`` (a cached RDD's unmeasured partitions get
+    the median of its measured ones), and the events with reads/creates derived."""
+    rdds = {rid: dataclasses.replace(r) for rid, r in dag.rdds.items()}
+    for rid, level in ever_cached.items():
+        if rid in rdds:
+            rdds[rid].cached, rdds[rid].storage_level = True, level
+    out = AppDAG(rdds=rdds, stages=dict(dag.stages), jobs=dict(dag.jobs))
+    derived, shares = derive_reads(out, events)
+    for rid, r in rdds.items():
+        if shares.get(rid):
+            r.compute_cost = median(shares[rid])
+        if r.cached:
+            known = [sizes[(rid, p)] for p in range(r.num_partitions) if (rid, p) in sizes]
+            fill = int(median(known)) if known else None
+            if fill is not None:
+                r.block_bytes = [sizes.get((rid, p), fill) for p in range(r.num_partitions)]
+    return Trace(out, derived, name=name)

@@ -1,0 +1,300 @@
+"""``python -m lrc whatif EVENTLOG``: how much would a cache policy help this application, and how
+much cache memory does it really need? Replays a Spark event log (`lrc.eventlog`) under each
+policy at a range of cache sizes and writes a report (table, plots, recommendation).
+
+Cache sizes are fractions of the cached working set (the most bytes cached at once with
+unlimited memory, as in `lrc.sim`) or absolute bytes per executor (``512m``, ``2g``). "Unlimited"
+is every executor able to hold the whole working set (nothing is ever evicted). The
+recommendation is the smallest cache at which the best policy's estimated job time is within 5%
+of unlimited memory's, and the same for LRU (Spark's own order).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lrc.bound import hit_bound
+from lrc.eventlog import EventLogTrace, read_eventlog
+from lrc.sim import CompiledTrace, simulate
+
+log = logging.getLogger("lrc.whatif")
+
+DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
+DEFAULT_POLICIES = ("lru", "lrc", "lerc", "mrd", "crd")
+WITHIN = 0.05  # "as good as unlimited memory": estimated time within 5%
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+          "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
+          "tib": 1 << 40}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*")
+
+
+@dataclass(frozen=True)
+class CacheSize:
+    """A fraction of the working set, or bytes per executor."""
+
+    fraction: float | None = None
+    per_executor: int | None = None
+
+    def label(self) -> str:
+        return f"{self.fraction:g}" if self.fraction is not None else fmt_bytes(self.per_executor)
+
+
+def parse_sizes(text: str) -> list[CacheSize]:
+    """``"0.1,0.5,512m"`` -> sizes: a number with a unit (b, k, m, g, t; KiB-based) is bytes per
+    executor, a plain number a fraction of the working set."""
+    out = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            continue
+        m = _SIZE.fullmatch(item)
+        if m is None or m[2].lower() not in _UNITS:
+            raise ValueError(f"cache size {item!r}: expected a fraction (0.5) or bytes per "
+                             "executor with a unit (512m, 2g)")
+        num = float(m[1])
+        if not math.isfinite(num) or num <= 0:
+            raise ValueError(f"cache size {item!r} must be > 0")
+        if m[2]:
+            nbytes = int(num * _UNITS[m[2].lower()])
+            if nbytes < 1 or nbytes > 1 << 60:
+                raise ValueError(f"cache size {item!r} is out of range")
+            out.append(CacheSize(per_executor=nbytes))
+        else:
+            if num > 1000:
+                raise ValueError(f"cache size {item!r}: a fraction of the working set that large "
+                                 "makes no sense; for bytes add a unit (e.g. 512m)")
+            out.append(CacheSize(fraction=num))
+    if not out:
+        raise ValueError("no cache sizes given")
+    return out
+
+
+def fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+@dataclass
+class WhatIf:
+    log: EventLogTrace
+    executors: int
+    cores: int
+    refs: str
+    working_set: int
+    unlimited_time: float
+    rows: list[dict] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    recommendation: dict[str, dict | None] = field(default_factory=dict)
+
+
+def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
+               policies: list[str] | None = None, executors: int | None = None,
+               cores: int | None = None, refs: str = "profile", progress: bool | None = None
+               ) -> WhatIf:
+    """Parse the event log and replay it under ``policies`` x ``sizes``. ValueError names what
+    makes the question unanswerable (nothing cached, absolute sizes without known block sizes)."""
+    sizes = list(sizes or [CacheSize(fraction=f) for f in DEFAULT_FRACTIONS])
+    policies = list(policies or DEFAULT_POLICIES)
+    t0 = time.perf_counter()
+    el = read_eventlog(path, progress=progress)
+    t1 = time.perf_counter()
+    if not el.size_source:
+        raise ValueError(f"{path}: the application caches no RDD (no storage level in any job's "
+                         "RDD Info), so no cache policy or size changes anything; "
+                         f"used: {el.summary()}")
+    n = executors or max(1, sum(1 for e in el.executors if e != "driver") or 1)
+    if n < 1:
+        raise ValueError("executors must be >= 1")
+    c = cores or el.cores or 1
+    ct = CompiledTrace(el.trace)
+    t2 = time.perf_counter()
+    ws = ct.working_set_bytes
+    if ws <= 0 or not any(e[0] == 2 and (e[4] or e[5]) for e in ct.events):
+        raise ValueError(f"{path}: no task read or created a cached block; nothing to replay "
+                         f"(used: {el.summary()})")
+    if any(s.per_executor is not None for s in sizes) and not el.sizes_known:
+        unknown = sorted(r for r, s in el.size_source.items() if s == "unknown")
+        raise ValueError(f"{path}: block sizes of cached RDDs {unknown[:10]} are unknown (log "
+                         "written without spark.eventLog.logBlockUpdates.enabled and no other "
+                         "estimate), so absolute cache sizes cannot be placed; give fractions")
+    unl = simulate(ct, "lru", float(n) * 1.01, executors=n, cores=c, refs=refs)
+    res = WhatIf(el, n, c, refs, ws, unl.est_runtime)
+    points = []
+    for s in sizes:
+        f = s.fraction if s.fraction is not None else s.per_executor * n / ws
+        points.append((s, f))
+    bar = _bar(len(points) * (len(policies) + 1), progress if progress is not None
+               else el.tasks > 20_000)
+    t_bound = 0.0
+    for s, f in points:
+        tb = time.perf_counter()
+        bound = hit_bound(ct, f, n).hit_ratio
+        t_bound += time.perf_counter() - tb
+        if bar:
+            bar.update()
+        for p in policies:
+            r = simulate(ct, p, f, executors=n, cores=c, refs=refs)
+            row = r.to_dict()
+            row.update(size=s.label(), per_executor_bytes=int(f * ws / n), bound_hit_ratio=bound,
+                       vs_unlimited=r.est_runtime / unl.est_runtime if unl.est_runtime else 1.0)
+            res.rows.append(row)
+            if bar:
+                bar.update()
+    if bar:
+        bar.close()
+    t3 = time.perf_counter()
+    res.timings = {"parse_s": t1 - t0, "compile_s": t2 - t1, "replay_s": t3 - t2 - t_bound,
+                   "bound_s": t_bound, "total_s": t3 - t0}
+    res.recommendation = recommend(res.rows, res.unlimited_time)
+    return res
+
+
+def _bar(total: int, show: bool):
+    if not show:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="replaying", file=sys.stderr, leave=False, disable=None)
+
+
+def recommend(rows: list[dict], unlimited: float) -> dict[str, dict | None]:
+    """Smallest cache (bytes per executor) at which the best policy, and LRU, estimate a job
+    time within 5% of unlimited memory's; None where no size tried gets there."""
+    limit = unlimited * (1 + WITHIN)
+    by_size: dict[int, list[dict]] = {}
+    for r in rows:
+        by_size.setdefault(r["per_executor_bytes"], []).append(r)
+    out: dict[str, dict | None] = {"best": None, "lru": None}
+    for nbytes in sorted(by_size):
+        group = by_size[nbytes]
+        best = min(group, key=lambda r: (r["est_runtime"], -r["hit_ratio"]))
+        if out["best"] is None and best["est_runtime"] <= limit:
+            out["best"] = best
+        lru = next((r for r in group if r["policy"] == "lru"), None)
+        if out["lru"] is None and lru is not None and lru["est_runtime"] <= limit:
+            out["lru"] = lru
+    return out
+
+
+# ---- the report ------------------------------------------------------------------------------
+def plot(res: WhatIf, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    policies = list(dict.fromkeys(r["policy"] for r in res.rows))
+    mib = lambda b: b / (1 << 20)  # noqa: E731
+    for p in policies:
+        pts = sorted((r["per_executor_bytes"], r["hit_ratio"], r["est_runtime"])
+                     for r in res.rows if r["policy"] == p)
+        xs = [mib(x[0]) for x in pts]
+        a1.plot(xs, [x[1] for x in pts], marker="o", label=p)
+        a2.plot(xs, [x[2] for x in pts], marker="o", label=p)
+    bound = sorted({(r["per_executor_bytes"], r["bound_hit_ratio"]) for r in res.rows})
+    a1.plot([mib(b[0]) for b in bound], [b[1] for b in bound], "k--", label="bound")
+    a2.axhline(res.unlimited_time, color="k", ls="--", label="unlimited memory")
+    a2.axhline(res.unlimited_time * (1 + WITHIN), color="grey", ls=":", label="unlimited + 5%")
+    unit = "MiB per executor" if res.log.sizes_known else "MiB per executor (sizes unknown)"
+    a1.set(xlabel=f"cache ({unit})", ylabel="hit ratio", ylim=(0, 1.02), title="hit ratio")
+    a2.set(xlabel=f"cache ({unit})", ylabel="estimated job time (s)", title="estimated job time")
+    a2.set_ylim(bottom=0)
+    a1.legend(fontsize=8)
+    a2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _rec_line(name: str, r: dict | None, res: WhatIf) -> str:
+    if r is None:
+        return (f"- **{name}**: no cache size tried brings the estimated job time within 5% of "
+                f"unlimited memory ({res.unlimited_time:.1f} s); try larger sizes.")
+    return (f"- **{name}** (`{r['policy']}`): {fmt_bytes(r['per_executor_bytes'])} per executor "
+            f"(fraction {r['cache_fraction']:.2f} of the working set): estimated "
+            f"{r['est_runtime']:.1f} s vs {res.unlimited_time:.1f} s unlimited, hit ratio "
+            f"{r['hit_ratio']:.2f}.")
+
+
+def write_report(res: WhatIf, out: Path, command: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    plot(res, out / "whatif.png")
+    el = res.log
+    cols = ("size", "per executor", "policy", "hit ratio", "bound", "recomputed", "est. time (s)",
+            "x unlimited")
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in res.rows:
+        lines.append("| " + " | ".join([
+            r["size"], fmt_bytes(r["per_executor_bytes"]), r["policy"], f"{r['hit_ratio']:.3f}",
+            f"{r['bound_hit_ratio']:.3f}", fmt_bytes(r["recomputed_bytes"]),
+            f"{r['est_runtime']:.2f}", f"{r['vs_unlimited']:.2f}"]) + " |")
+    src = ", ".join(f"RDD {k}: {v}" for k, v in sorted(el.size_source.items()))
+    notes = []
+    if el.sizes_estimated:
+        notes.append("Block sizes are **estimates** for some RDDs (`rdd_info`: RDD Info of "
+                     "completed stages; `input_metrics`: bytes read by the tasks that read them; "
+                     "`unknown`: 1 byte per block, byte figures then meaningless). Enable "
+                     "`spark.eventLog.logBlockUpdates.enabled` for measured sizes.")
+    if not el.complete:
+        notes.append("The log has no application end (still running or killed): only the jobs "
+                     "logged are replayed.")
+    if el.warnings:
+        notes.append(f"{len(el.warnings)} parser warning(s), first: {el.warnings[0]}")
+    t = res.timings
+    text = f"""# What-if: {el.app_name or el.app_id or el.path.name}
+
+Produced by:
+
+```
+{command}
+```
+
+Used: {el.summary()}. Replayed on {res.executors} executor(s) x {res.cores} core(s), references
+`{res.refs}` (profile: the application recurs and its earlier run is the profile). Cached working
+set (most bytes cached at once with unlimited memory): {fmt_bytes(res.working_set)}. Block sizes:
+{src}.
+
+## Recommendation
+
+Smallest cache at which the estimated job time is within 5% of unlimited memory's:
+
+{_rec_line("best policy", res.recommendation.get("best"), res)}
+{_rec_line("Spark's LRU", res.recommendation.get("lru"), res)}
+
+## Results
+
+Hit ratio = cache hits / cached reads; bound = an upper bound on any policy's hit ratio
+(`lrc.bound`); recomputed = bytes of cached blocks rebuilt after an eviction; est. time = the
+simulator's cost model (task durations from the log, plus the rebuild time of each miss;
+`lrc/sim.py`), x unlimited = over unlimited memory's {res.unlimited_time:.2f} s.
+
+{chr(10).join(lines)}
+
+![hit ratio and estimated job time vs cache size](whatif.png)
+
+{chr(10).join("- " + n for n in notes)}
+
+Time: parse {t['parse_s']:.2f} s, compile {t['compile_s']:.2f} s, replays {t['replay_s']:.2f} s,
+bound {t['bound_s']:.2f} s; total {t['total_s']:.2f} s for {el.tasks} tasks.
+"""
+    (out / "report.md").write_text(text)
+    (out / "results.json").write_text(json.dumps({
+        "eventlog": str(el.path), "summary": el.summary(), "executors": res.executors,
+        "cores": res.cores, "refs": res.refs, "working_set_bytes": res.working_set,
+        "unlimited_est_runtime": res.unlimited_time, "size_source": el.size_source,
+        "recommendation": res.recommendation, "timings": res.timings, "rows": res.rows,
+        "warnings": el.warnings}, indent=1, default=str))
+    return out / "report.md"
