@@ -187,20 +187,25 @@ def pressure_scenario(spark, n_a: int, n_b: int, nbytes: int = 600_000,
 
 class FakeBrain:
     """Stands in for the Python brain: attached, and on every job start publishes a table (from
-    `plan(job_start_event)`: (rddArrays, plannedStagesCsv) or None) for that job's stages."""
+    `plan(job_start_event)`: (rddArrays, plannedStagesCsv) or None) for that job's stages.
+    `keep_buffered`: its events start with what the shim buffered before (e.g. executors that
+    registered before the brain attached), else with the brain."""
 
-    def __init__(self, spark, plan: Callable[[dict], tuple[str, str] | None]):
+    def __init__(self, spark, plan: Callable[[dict], tuple[str, str] | None],
+                 keep_buffered: bool = False):
         import threading
 
         self.b = bridge(spark)
         self.events = Events(spark)
         self.plan = plan
+        self.keep_buffered = keep_buffered
         self.published: list[tuple[int, str, str]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fake-brain", daemon=True)
 
     def __enter__(self):
-        self.events.clear()
+        if not self.keep_buffered:
+            self.events.clear()
         self.b.attachBrain()
         self._thread.start()
         return self

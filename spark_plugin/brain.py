@@ -10,7 +10,7 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -47,6 +47,7 @@ class Brain:
         self._published_rdds: set[int] = set()
         self._published_stages: set[int] = set()
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
+        self._in_table: dict[int, int] = {}  # rdd -> its array's size in the JVM's table
         self._unplanned_job_times: list[float] = []
         self._dirty = False  # events applied since the last publish
         self._cpu_s = 0.0
@@ -225,25 +226,49 @@ class Brain:
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
-        rdds = set() if self.settings.policy == "lru" else {r for r, _ in changed} | self._unsent
-        self._unsent = set()
+        parts: dict[int, set[int]] = defaultdict(set)
+        if self.settings.policy != "lru":
+            for r, p in changed:
+                parts[r].add(p)
+        for r in self._unsent:  # a failed publish's RDDs go out whole
+            parts.setdefault(r, set())
+        rdds = set(parts)
         if not rdds and not new_stages:
             self._unplanned_job_times.clear()
             return
-        arrays = wire.encode_arrays({r: self._priorities(r) for r in sorted(rdds)})
+        arrays, sizes = self._encode(parts)
         self.version += 1
         try:
             self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
             self._unsent = rdds
+            self._in_table = {}  # unknown what the JVM holds now: every RDD goes out whole
             self._dirty = True
             return
+        self._unsent = set()
+        self._in_table.update(sizes)
         self._published_rdds |= rdds
         self._published_stages |= new_stages
         now = time.time() * 1000
         self.metrics.plan_latency_ms.extend(now - t for t in self._unplanned_job_times)
         self._unplanned_job_times.clear()
+
+    def _encode(self, parts: dict[int, set[int]]) -> tuple[str, dict[int, int]]:
+        """The table text for the changed partitions: only those of an RDD the JVM's table holds
+        at its current size (work proportional to the changes), the whole array otherwise; and
+        each RDD's size in the table after this publish (0: removed)."""
+        full, partial, sizes = {}, {}, {}
+        for r in sorted(parts):
+            rdd = self.planner.dag.rdds.get(r)
+            n = rdd.num_partitions if rdd is not None and rdd.cached else 0
+            sizes[r] = n
+            if n and self._in_table.get(r) == n and r not in self._unsent:
+                partial[r] = {p: self.planner.priority((r, p)) for p in parts[r] if p < n}
+            else:
+                full[r] = self._priorities(r)
+        text = ";".join(t for t in (wire.encode_arrays(full), wire.encode_updates(partial)) if t)
+        return text, sizes
 
     def _priorities(self, rdd: int) -> list[float]:
         """Priority per partition of a cached RDD; none (removed from the table) otherwise."""

@@ -88,8 +88,8 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.peerMode", "task", _choice("task", "stage"),
         "LERC peer groups: task (conservative) or stage (aggressive)."),
     Key("spark.lrc.profile", None, _path,
-        "A trace recorded from an earlier run of the same application: reference counts then "
-        "cover the whole application instead of job by job."),
+        "A trace recorded from an earlier run of the same application, or that run's Spark event "
+        "log: reference counts then cover the whole application instead of job by job."),
     Key("spark.lrc.predict", "auto", _choice("auto", "true", "false"),
         "Without a profile, predict the reads of the jobs an iterative application has not "
         "submitted yet from the jobs it repeats (RDD call sites and generations). auto: for "
@@ -103,10 +103,11 @@ KEYS: tuple[Key, ...] = (
         "long for the driver's plan (then proceeds with what it has)."),
     Key("spark.lrc.bufferSize", "100000", _positive_int,
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
-    Key("spark.lrc.publishMs", "50", _non_negative_int,
-        "Reference-count changes reach the table at most this often (plans of new jobs are "
-        "published at once). The brain blocks in the JVM while no events arrive, so an idle "
-        "driver spends no CPU on it."),
+    Key("spark.lrc.publishMs", "0", _non_negative_int,
+        "Reference-count changes reach the table at most this often; 0: after every batch of "
+        "events the brain takes (batches grow by themselves under load; only the changed "
+        "partitions are sent). Plans of new jobs are published at once. The brain blocks in the "
+        "JVM while no events arrive, so an idle driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
     Key("spark.lrc.forceInstallFailure", "false", _bool,

@@ -41,9 +41,11 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
 the others from the driver's listener.
 
 Tables (`LrcBridge.publish(version, rdd_arrays, planned_stages)`, decoded by TableCodec):
-`rdd_arrays` is `;`-separated `rddId=p0,p1,...`, one priority per partition in partition order
-(`Infinity`, `-Infinity` for infinite ones); an empty array `rddId=` removes the RDD from the
-table; only changed RDDs need to be sent. `planned_stages` is the comma-separated ids of the
+`rdd_arrays` is `;`-separated items: `rddId=p0,p1,...`, one priority per partition in partition
+order (`Infinity`, `-Infinity` for infinite ones), replaces the RDD's array; an empty array `rddId=`
+removes the RDD from the table; `rddId@part:p,part:p,...` changes only those partitions of the
+RDD's array (absent partitions of an RDD not in the table read 0). Only changed RDDs need to be
+sent. `planned_stages` is the comma-separated ids of the
 stages newly covered by this version.
 """
 from __future__ import annotations
@@ -198,6 +200,12 @@ def _priority(x: float) -> str:
 def encode_arrays(arrays: Mapping[int, Sequence[float]]) -> str:
     """`{rdd: priorities per partition}` -> `rdd=p0,p1;...` (an empty sequence removes the RDD)."""
     return ";".join(f"{rdd}=" + ",".join(_priority(p) for p in ps) for rdd, ps in arrays.items())
+
+
+def encode_updates(updates: Mapping[int, Mapping[int, float]]) -> str:
+    """`{rdd: {partition: priority}}` -> `rdd@part:p,...;...`: only these partitions change."""
+    return ";".join(f"{rdd}@" + ",".join(f"{part}:{_priority(p)}" for part, p in sorted(ps.items()))
+                    for rdd, ps in updates.items())
 
 
 def encode_stages(stages: Iterable[int]) -> str:

@@ -81,7 +81,7 @@ def run():
     b = bridge(spark)
     sc = spark.sparkContext
     try:
-        with FakeBrain(spark, plan) as brain:
+        with FakeBrain(spark, plan, keep_buffered=True) as brain:  # executor_added included
             ev = brain.events
             deadline = time.time() + 60
             while len({e["executor"] for e in ev.of("executor_plugin")}) < 2 \
@@ -97,8 +97,9 @@ def run():
             a.unpersist(blocking=True)
             c.unpersist(blocking=True)
             ev.wait_for(lambda es: sum(1 for e in es if e["e"] == "unpersist") >= 2)
+            full = wire.encode_arrays({3: [0.1, 1e-7, 12345678.5, -2, math.inf, -math.inf], 4: []})
             decoded = sc._jvm.org.sparklrc.TableCodec.parseArrays(
-                wire.encode_arrays({3: [0.1, 1e-7, 12345678.5, -2, math.inf, -math.inf], 4: []}))
+                full + ";" + wire.encode_updates({3: {1: -math.inf, 7: 2.5}, 5: {2: 1.5}}))
             decoded = {int(k): list(decoded.get(k)) for k in decoded.keySet()}
         assert sc._jsc.sc().killExecutor("1")
         ev.wait_for(lambda es: any(e["e"] == "executor_removed" for e in es), timeout=60)
@@ -140,4 +141,6 @@ def test_priorities_encoded_in_python_reach_the_executors_eviction_order(run):
 
 
 def test_table_codec_decodes_what_wire_encodes(run):
-    assert run["decoded"] == {3: [0.1, 1e-7, 12345678.5, -2.0, math.inf, -math.inf], 4: []}
+    # partial items change a copy: listed partitions set, the array grown with zeros if needed
+    assert run["decoded"] == {3: [0.1, -math.inf, 12345678.5, -2.0, math.inf, -math.inf, 0.0, 2.5],
+                              4: [], 5: [0.0, 0.0, 1.5]}

@@ -35,6 +35,23 @@ class RecordingBridge:
     def dropped(self) -> int: return 0
 
 
+def apply(table: dict[int, list[float]], arrays: str) -> dict[int, list[float]]:
+    """What the JVM's TableCodec makes of a publish (`wire` module docstring): the new table."""
+    table = {k: list(v) for k, v in table.items()}
+    for item in filter(None, arrays.split(";")):
+        if "@" in item:
+            rdd, changes = item.split("@")
+            row = table.setdefault(int(rdd), [])
+            for c in changes.split(","):
+                part, prio = c.split(":")
+                row.extend([0.0] * (int(part) + 1 - len(row)))
+                row[int(part)] = float(prio)
+        else:
+            rdd, vals = item.split("=")
+            table[int(rdd)] = [float(x) for x in vals.split(",")] if vals else []
+    return table
+
+
 def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4) -> str:
     """One job whose single stage reads cached RDD `cached_rdd` through RDD `reader`."""
     return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "stages": [{
@@ -83,7 +100,8 @@ def test_new_job_plan_is_published_at_once_and_task_ends_are_coalesced():
     assert len(bridge.published) == 1, "count changes within publishMs must be coalesced"
     b.close()
     assert len(bridge.published) == 2, "close() must flush the pending count changes"
-    assert bridge.published[-1][1] == "1=0,0,0,0", bridge.published
+    assert bridge.published[-1][1] == "1@0:0,1:0,2:0,3:0", "only changed partitions go out"
+    assert apply(apply({}, arrays), bridge.published[-1][1]) == {1: [0, 0, 0, 0]}
 
 
 def test_count_changes_go_out_once_publish_ms_has_passed():
@@ -96,7 +114,8 @@ def test_count_changes_go_out_once_publish_ms_has_passed():
     time.sleep(0.06)
     b.step()  # no new events, but changes are pending and due
     assert len(bridge.published) == 2
-    assert bridge.published[-1][1] == "1=0,1,1,1", bridge.published
+    assert bridge.published[-1][1] == "1@0:0", bridge.published
+    assert apply({1: [1, 1, 1, 1]}, bridge.published[-1][1]) == {1: [0, 1, 1, 1]}
     b.step()
     assert len(bridge.published) == 2, "nothing new: no publish"
 

@@ -1,6 +1,8 @@
 package org.sparklrc;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,14 @@ public final class TableCodec {
   }
 
   public static Map<Integer, double[]> parseArrays(String text) {
+    return parseArrays(text, Collections.emptyMap());
+  }
+
+  /**
+   * The arrays a publish sets: {@code rddId=...} items as given, {@code rddId@part:p,...} items
+   * applied to a copy of the RDD's array in {@code current} (which is never modified).
+   */
+  static Map<Integer, double[]> parseArrays(String text, Map<Integer, double[]> current) {
     Map<Integer, double[]> out = new LinkedHashMap<>();
     if (text == null || text.trim().isEmpty()) {
       return out;
@@ -39,8 +49,16 @@ public final class TableCodec {
         continue;
       }
       int eq = item.indexOf('=');
+      int at = item.indexOf('@');
+      if (at >= 0 && (eq < 0 || at < eq)) {
+        int rdd = Integer.parseInt(item.substring(0, at).trim());
+        double[] base = out.containsKey(rdd) ? out.get(rdd) : current.get(rdd);
+        out.put(rdd, update(base, item.substring(at + 1)));
+        continue;
+      }
       if (eq < 0) {
-        throw new IllegalArgumentException("bad table item (want rddId=p0,p1,...): " + item);
+        throw new IllegalArgumentException("bad table item (want rddId=p0,p1,... or "
+            + "rddId@part:p,...): " + item);
       }
       int rdd = Integer.parseInt(item.substring(0, eq).trim());
       String vals = item.substring(eq + 1).trim();
@@ -54,6 +72,31 @@ public final class TableCodec {
         arr[i] = parsePriority(parts[i]);
       }
       out.put(rdd, arr);
+    }
+    return out;
+  }
+
+  /** A copy of {@code base} (zeros if null) with the listed {@code part:priority} changes. */
+  private static double[] update(double[] base, String changes) {
+    List<Integer> idx = new ArrayList<>();
+    List<Double> vals = new ArrayList<>();
+    int size = base == null ? 0 : base.length;
+    for (String c : changes.split(",")) {
+      int colon = c.indexOf(':');
+      if (colon < 0) {
+        throw new IllegalArgumentException("bad partition change (want part:priority): " + c);
+      }
+      int part = Integer.parseInt(c.substring(0, colon).trim());
+      if (part < 0) {
+        throw new IllegalArgumentException("negative partition in table change: " + c);
+      }
+      idx.add(part);
+      vals.add(parsePriority(c.substring(colon + 1)));
+      size = Math.max(size, part + 1);
+    }
+    double[] out = base == null ? new double[size] : Arrays.copyOf(base, size);
+    for (int i = 0; i < idx.size(); i++) {
+      out[idx.get(i)] = vals.get(i);
     }
     return out;
   }

@@ -113,9 +113,10 @@ public final class TableStore {
   }
 
   public void publish(long newVersion, String rddArrays, String plannedStages) {
-    Map<Integer, double[]> parsed = TableCodec.parseArrays(rddArrays);
     List<Integer> stages = TableCodec.parseInts(plannedStages);
     synchronized (mon) {
+      // partial items apply to the current arrays: parsed under the monitor (one publisher)
+      Map<Integer, double[]> parsed = TableCodec.parseArrays(rddArrays, arrays);
       long v = newVersion;
       if (v <= version) {
         LrcLog.warnOnce("table.version", "spark-lrc: published table version " + newVersion
