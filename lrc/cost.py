@@ -42,9 +42,13 @@ class ArrayCosts(MissCosts):
     def __init__(self, cost: Sequence[float], sizes: Sequence[int], disk: Sequence[bool],
                  disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:
         super().__init__(disk_bytes_per_s)
-        self._density = [1.0 / disk_bytes_per_s if d else c / max(1, s)
-                         for c, s, d in zip(cost, sizes, disk)]
+        self._arrays = cost, sizes, disk
+        self._density: list[float] | None = None  # computed on first use: most policies never ask
 
     def density(self, block: int) -> float:
         d = self._density
+        if d is None:
+            cost, sizes, disk = self._arrays
+            d = self._density = [1.0 / self.disk_bytes_per_s if k else c / max(1, s)
+                                 for c, s, k in zip(cost, sizes, disk)]
         return d[block] if block < len(d) else UNKNOWN

@@ -25,6 +25,7 @@ class EvictionIndex:
         self.entry: list[tuple | None] = [None] * len(sizes)
         self.heaps: dict[int, list[tuple]] = {}
         self.top: list[tuple] = []
+        self.rdd_used: dict[int, int] = {}  # bytes cached per RDD (a block that cannot fit)
 
     def __len__(self) -> int:
         return self.live
@@ -32,16 +33,81 @@ class EvictionIndex:
     def __contains__(self, b: int) -> bool:
         return self.entry[b] is not None
 
-    def touch(self, b: int, prio: float, stamp: int) -> None:
-        """(Re)order cached block ``b`` at ``(prio, stamp)``."""
+    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int] | None:
+        """Cache ``b`` at ``(prio, stamp)``; returns the evicted blocks, or None if ``b`` could
+        not be cached (then nothing is evicted). A cached ``b`` is only re-ordered (``touch``)."""
         entry = self.entry
+        rdd = self.rdd_of[b]
+        taken: Sequence[int] = ()
+        if entry[b] is None:
+            sizes = self.sizes
+            rdd_used = self.rdd_used
+            size = sizes[b]
+            used = self.used + size
+            need = used - self.capacity
+            if need > 0:
+                if size > self.capacity - rdd_used.get(rdd, 0):
+                    return None  # the RDD's own blocks (never evicted for it) leave too little
+                taken = []
+                heaps = self.heaps
+                top = self.top
+                rdd_of = self.rdd_of
+                kept, skipped, freed = [], None, 0
+                while freed < need and top:
+                    e = heappop(top)
+                    v = e[2]
+                    q = rdd_of[v]
+                    if q == rdd:  # never evicted; the least of its entries in ``top`` goes back
+                        if skipped is None:
+                            skipped = e
+                        continue
+                    h = heaps.get(q)
+                    if h is None:
+                        continue
+                    if entry[v] is e:
+                        if not h or h[0] is not e:
+                            while h and entry[h[0][2]] is not h[0]:
+                                heappop(h)
+                            if not h or h[0] is not e:  # a duplicate of an entry taken or kept
+                                continue
+                        heappop(h)
+                        if v in pinned:
+                            kept.append(e)
+                        else:
+                            taken.append(v)
+                            size_v = sizes[v]
+                            freed += size_v
+                            rdd_used[q] -= size_v  # given back if nothing is evicted after all
+                    while h:  # e was dead or is gone: the RDD's least live entry represents it
+                        t = h[0]
+                        if entry[t[2]] is t:
+                            heappush(top, t)
+                            break
+                        heappop(h)
+                if freed < need:
+                    kept += [entry[v] for v in taken]
+                    for v in taken:
+                        rdd_used[rdd_of[v]] += sizes[v]
+                for e in kept:
+                    heappush(heaps[rdd_of[e[2]]], e)
+                    heappush(top, e)
+                if skipped is not None:
+                    heappush(top, skipped)
+                if freed < need:
+                    return None
+                for v in taken:
+                    entry[v] = None
+                self.live -= len(taken)
+                used -= freed
+            self.live += 1
+            self.used = used
+            rdd_used[rdd] = rdd_used.get(rdd, 0) + size
         e = entry[b] = (prio, stamp, b)
-        q = self.rdd_of[b]
-        h = self.heaps.get(q)
+        h = self.heaps.get(rdd)
         if h is None:
-            self.heaps[q] = [e]
+            self.heaps[rdd] = [e]
             heappush(self.top, e)
-            return
+            return taken
         heappush(h, e)
         t = h[0]
         while entry[t[2]] is not t:
@@ -49,16 +115,21 @@ class EvictionIndex:
             t = h[0]
         if t is e:
             heappush(self.top, e)
+        return taken
+
+    touch = insert  # touch(b, prio, stamp): (re)order cached block ``b`` at ``(prio, stamp)``
 
     def set_priority(self, b: int, prio: float) -> None:
         old = self.entry[b]
         if old[0] != prio:
-            self.touch(b, prio, old[1])
+            self.insert(b, prio, old[1])
 
     def remove(self, b: int) -> None:
         self.entry[b] = None
         self.live -= 1
-        self.used -= self.sizes[b]
+        size = self.sizes[b]
+        self.used -= size
+        self.rdd_used[self.rdd_of[b]] -= size
 
     def drop_rdd(self, rdd: int) -> list[int]:
         """Remove every block of ``rdd`` (unpersist); returns them."""
@@ -66,65 +137,8 @@ class EvictionIndex:
         gone = [e[2] for e in self.heaps.pop(rdd, ()) if entry[e[2]] is e]
         for b in gone:
             self.remove(b)
+        self.rdd_used.pop(rdd, None)
         return gone
-
-    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int] | None:
-        """Cache ``b``; returns the evicted blocks, or None if ``b`` could not be cached (then
-        nothing is evicted)."""
-        sizes = self.sizes
-        size = sizes[b]
-        need = self.used + size - self.capacity
-        taken: Sequence[int] = ()
-        if need > 0:
-            taken = []
-            rdd_of, heaps, top, entry = self.rdd_of, self.heaps, self.top, self.entry
-            rdd = rdd_of[b]
-            kept, skipped, freed = [], None, 0
-            while freed < need and top:
-                e = heappop(top)
-                v = e[2]
-                q = rdd_of[v]
-                if q == rdd:  # never evicted; the least of its entries in ``top`` goes back
-                    if skipped is None:
-                        skipped = e
-                    continue
-                h = heaps.get(q)
-                if h is None:
-                    continue
-                if entry[v] is e:
-                    while h and entry[h[0][2]] is not h[0]:
-                        heappop(h)
-                    if not h or h[0] is not e:  # a duplicate of an entry already taken or kept
-                        continue
-                    heappop(h)
-                    if v in pinned:
-                        kept.append(e)
-                    else:
-                        taken.append(v)
-                        freed += sizes[v]
-                while h:  # e was dead or is gone: the RDD's least live entry represents it
-                    t = h[0]
-                    if entry[t[2]] is t:
-                        heappush(top, t)
-                        break
-                    heappop(h)
-            if freed < need:
-                kept += [entry[v] for v in taken]
-            for e in kept:
-                heappush(heaps[rdd_of[e[2]]], e)
-                heappush(top, e)
-            if skipped is not None:
-                heappush(top, skipped)
-            if freed < need:
-                return None
-            for v in taken:
-                entry[v] = None
-            self.live -= len(taken)
-            self.used -= freed
-        self.live += 1
-        self.used += size
-        self.touch(b, prio, stamp)
-        return taken
 
     def tidy(self) -> None:
         """Drop dead entries once they outnumber the live ones 4 to 1 (call now and then: every

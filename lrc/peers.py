@@ -14,7 +14,7 @@ Two forms, chosen by the group key the caller uses:
 """
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 
 class _Group:
@@ -70,7 +70,10 @@ class PeerGroups:
             if complete:
                 self.effective[block] = self.effective.get(block, 0) + n
                 self.changed.add(block)
-        self.member_of.setdefault(block, set()).add(gid)
+        gids = self.member_of.get(block)
+        if gids is None:
+            gids = self.member_of[block] = set()
+        gids.add(gid)
 
     def remove(self, gid: Hashable, block: Hashable, n: int = 1) -> None:
         g = self.groups.get(gid)
@@ -94,20 +97,39 @@ class PeerGroups:
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` became cached somewhere in the cluster (True) or nowhere (False)."""
-        if cached == (block in self.cached):
-            return
-        groups = self.groups
         if cached:
-            self.cached.add(block)
-            for gid in self.member_of.get(block, ()):
-                g = groups[gid]
-                g.missing -= 1
-                if g.missing == 0:
-                    self._shift(g, +1)
+            self.recache((), (block,))
         else:
-            self.cached.discard(block)
-            for gid in self.member_of.get(block, ()):
-                g = groups[gid]
-                if g.missing == 0:
-                    self._shift(g, -1)
-                g.missing += 1
+            self.recache((block,), ())
+
+    def recache(self, gone: Iterable[Hashable], new: Iterable[Hashable]) -> None:
+        """``set_cached(b, False)`` for each block of ``gone``, then ``set_cached(b, True)`` for
+        each of ``new``, in one call (the simulator's insert and the victims it evicted)."""
+        where, member_of, groups = self.cached, self.member_of, self.groups
+        eff, changed = self.effective, self.changed
+        for block in gone:
+            if block in where:
+                where.discard(block)
+                gids = member_of.get(block)
+                if gids:
+                    for gid in gids:
+                        g = groups[gid]
+                        missing = g.missing
+                        if not missing:  # the group was complete: its references stop counting
+                            for b, n in g.refs.items():
+                                eff[b] = eff.get(b, 0) - n
+                            changed.update(g.refs)
+                        g.missing = missing + 1
+        for block in new:
+            if block not in where:
+                where.add(block)
+                gids = member_of.get(block)
+                if gids:
+                    for gid in gids:
+                        g = groups[gid]
+                        missing = g.missing - 1
+                        g.missing = missing
+                        if not missing:  # complete again: its references count
+                            for b, n in g.refs.items():
+                                eff[b] = eff.get(b, 0) + n
+                            changed.update(g.refs)

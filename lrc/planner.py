@@ -295,6 +295,14 @@ class Planner:
         if peers is not None:
             peers.set_cached(block, cached)
 
+    def cached_instead(self, block: Hashable, evicted: Iterable[Hashable]) -> None:
+        """``set_cached(v, False)`` for each evicted ``v``, then ``set_cached(block, True)``, in
+        one call: the simulator's insert that evicted ``evicted`` (cached nowhere now) for it."""
+        peers = self.refs.peers
+        if peers is not None:
+            peers.recache(evicted, (block,))
+        self.materialized.add(block)
+
     def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
         if nbytes > 0:
             self.refs.costs.size[block] = nbytes

@@ -201,16 +201,14 @@ class _Replay:
                     where[v] = -1
                     if disk[v]:
                         on_disk[v] = 1
-                if cache_aware:
-                    for v in victims:
-                        planner.set_cached(v, False)
                 evictions += len(victims)
                 if log is not None:
                     log.extend(ct.blocks[v] for v in victims)
             where[b] = ex
             if cache_aware:
-                planner.set_cached(b, True)
-                reorder()
+                planner.cached_instead(b, victims)
+                if refs.changed:
+                    reorder()
             elif materialized is not None and b not in materialized:
                 planner.set_cached(b, True)  # (else it would change nothing)
             return cost
