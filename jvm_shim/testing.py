@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable, Iterable
 
 
+from spark_plugin.bridge import drain_lines
+
 from .build import jar_path
 
 PLUGIN = "org.sparklrc.LrcPlugin"
@@ -88,8 +90,8 @@ class Events:
         self.all: list[dict] = []
 
     def drain(self) -> list[dict]:
-        text = self.b.drain(100000)
-        new = [json.loads(line) for line in text.splitlines() if line.strip()]
+        lines = drain_lines(lambda n, _w: self.b.drain(n), 100000)
+        new = [json.loads(line) for line in lines if line.strip()]
         self.all.extend(new)
         return new
 

@@ -10,6 +10,25 @@ from typing import Any
 from .config import PLUGIN_CLASS
 
 
+PIECE = "\x01"  # EventBuffer.PIECE: a reply holding only the first part of a longer line
+
+
+def drain_lines(drain: Any, max_events: int, wait_ms: int = 0) -> list[str]:
+    """Event lines from `LrcBridge.drain*` (`drain(max, wait_ms)` calls it). The JVM keeps each
+    reply short (EventBuffer.MAX_REPLY_CHARS: py4j sends a longer one 40 ms late) and returns a
+    longer line in pieces, which are joined here."""
+    text = drain(max_events, wait_ms)
+    lines = text.split("\n") if text else []  # not splitlines(): JSON may hold U+2028 etc.
+    while lines and lines[-1].startswith(PIECE):
+        head = lines.pop()[1:]
+        more = drain(max_events, 0)
+        rest = more.split("\n") if more else [""]
+        first = rest[0]
+        rest[0] = PIECE + head + first[1:] if first.startswith(PIECE) else head + first
+        lines.extend(rest)
+    return lines
+
+
 class ShimNotLoaded(RuntimeError):
     """The JVM half of spark-lrc is not in this SparkContext."""
 
@@ -34,8 +53,8 @@ class JvmBridge:
 
     def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
         """Buffered events; with `wait_ms`, block that long in the JVM while none arrived."""
-        text = self._j.drainWait(max_events, wait_ms) if wait_ms else self._j.drain(max_events)
-        return text.splitlines() if text else []
+        return drain_lines(lambda n, w: self._j.drainWait(n, w) if w else self._j.drain(n),
+                           max_events, wait_ms)
 
     def dropped(self) -> int:
         return int(self._j.dropped())

@@ -93,6 +93,20 @@ def test_driver_hands_every_setting_to_executors_through_the_plugin_conf(spark):
     assert handed["spark.lrc.tableWaitMs"] == "5000" and handed["spark.lrc.bufferSize"] == "100000"
 
 
+def test_an_event_longer_than_a_drain_reply_arrives_whole(spark):
+    """A job over the union of many RDDs has a job_start line far longer than one drain reply
+    (EventBuffer.MAX_REPLY_CHARS, kept short for py4j's sake): it comes in pieces, joined."""
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    rdd = sc.union([sc.parallelize([i], 1) for i in range(150)])
+    assert rdd.count() == 150
+    evs = ev.wait_for(job_done(1))
+    start = next(e for e in evs if e["e"] == "job_start")
+    assert len(json.dumps(start)) > 3 * 7000
+    assert len(start["stages"][0]["rdds"]) > 150
+
+
 def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
     sc = spark.sparkContext
     ev = Events(spark)

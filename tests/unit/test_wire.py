@@ -76,3 +76,20 @@ def test_table_encoding():
     assert [float(x) for x in text.split(";")[0][2:].split(",")] == arrays[7]  # exact round trip
     assert wire.encode_stages({5, 2, 11}) == "2,5,11"
     assert wire.encode_arrays({}) == "" and wire.encode_stages(()) == ""
+
+
+def test_drain_joins_a_line_the_jvm_returned_in_pieces():
+    """EventBuffer returns a line longer than a reply as PIECE-marked parts, one per drain."""
+    from spark_plugin.bridge import PIECE, drain_lines
+
+    line = '{"e":"app_end","time":1}' + " " * 20
+    replies = iter(["a\n" + "b", PIECE + line[:10], PIECE + line[10:25], line[25:] + "\nc", ""])
+    calls = []
+
+    def drain(n, wait_ms):
+        calls.append(wait_ms)
+        return next(replies)
+
+    assert drain_lines(drain, 10) == ["a", "b"]
+    assert drain_lines(drain, 10, 50) == [line, "c"]
+    assert calls == [0, 50, 0, 0], "only the first call of a drain waits"
