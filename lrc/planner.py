@@ -64,6 +64,7 @@ class Planner:
         self.refs = RefState(peer_mode if self.policy.needs_peers else None,
                              track_order=self.policy.needs_order)
         self.refs.relative = self.policy.relative
+        self.refs.count_changes = self.policy.uses_count
         if costs is not None:
             self.refs.costs = costs
         self.block_ids = block_ids

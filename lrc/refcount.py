@@ -26,8 +26,9 @@ class _Never(dict):
 class RefState:
     """Reference counts, plus effective counts (``peer_mode`` "task"/"stage") and next-reference
     positions (``track_order``) when the policy needs them. ``changed`` collects blocks whose
-    counts moved, for incremental priority updates: ``take_changes`` hands the set over; a
-    consumer that applies them at once (the simulator) may clear it in place instead."""
+    counts moved (only those whose next reference moved when ``count_changes`` is False: the
+    policy does not read counts), for incremental priority updates: ``take_changes`` hands the
+    set over; a consumer that applies them at once (the simulator) may clear it in place."""
 
     def __init__(self, peer_mode: str | None = None, track_order: bool = False) -> None:
         if peer_mode not in (None, "task", "stage"):
@@ -39,6 +40,7 @@ class RefState:
         self.peer_mode = peer_mode
         self.peers = PeerGroups(self.changed) if peer_mode else None
         self.track_order = track_order
+        self.count_changes = True
         self.next_seqs: dict[Hashable, dict[int, int]] = {}  # block -> stage seq -> references
         self.next_ref: dict[Hashable, float] = {}
         # future knowledge (position of each block's next access): only a simulator fills it
@@ -100,6 +102,7 @@ class RefState:
         if self.track_order:
             seq = self.stage_seq[stage_id]
             next_seqs, next_ref = self.next_seqs, self.next_ref
+            moved = []
             for b in reads:
                 count[b] -= 1
                 seqs = next_seqs[b]
@@ -110,12 +113,15 @@ class RefState:
                     del seqs[seq]
                     if not seqs:  # no future reference: MRD's get(b, INF)
                         del next_seqs[b], next_ref[b]
+                        moved.append(b)
                     elif next_ref[b] == seq:
                         next_ref[b] = min(seqs)
+                        moved.append(b)
+            self.changed.update(reads if self.count_changes else moved)
         else:
             for b in reads:
                 count[b] -= 1
-        self.changed.update(reads)
+            self.changed.update(reads)
         if self.peers is not None:
             gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
             for b in reads:

@@ -19,6 +19,8 @@ class Policy:
     constant = False      # priority never changes (needs no reference state at all)
     needs_peers = False   # uses effective reference counts (peer groups)
     needs_order = False   # uses next-reference positions
+    uses_count = True     # priority reads the reference count (else a finished read changes a
+                          # block's priority only when it moves the block's next reference)
     relative = False      # priority depends on RefState.now (distance from the running stage)
     needs_future = False  # uses the future access sequence: simulator only
 

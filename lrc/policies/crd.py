@@ -18,6 +18,7 @@ class CRD(Policy):
 
     name = "crd"
     needs_order = True
+    uses_count = False
     relative = True
 
     def bind(self, refs):

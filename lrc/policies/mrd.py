@@ -9,6 +9,7 @@ class MRD(Policy):
 
     name = "mrd"
     needs_order = True
+    uses_count = False
 
     def bind(self, refs):
         get = refs.next_ref.get
