@@ -127,8 +127,8 @@ class Brain:
     def close(self) -> dict[str, Any]:
         """Stop the thread, apply the last events, write stats/trace files. Idempotent.
 
-        Called once the application has ended: the last events still count in the stats even
-        when the last publish fails because the driver plugin is already gone."""
+        Called once the application has ended: the last events still count in the stats, and
+        nothing is published any more (the driver plugin may already be gone)."""
         with self._lock:
             if self._closed:
                 return self.stats()
@@ -218,7 +218,7 @@ class Brain:
         """Send the RDDs whose priorities changed and the stages newly planned, as one version."""
         self._dirty = False
         self._last_publish = time.monotonic()
-        if self.degraded:
+        if self.degraded or self._closed:  # closed: the application ended, no executor evicts
             return
         try:
             changed = self.planner.take_changes()

@@ -1,7 +1,8 @@
 """The brain's publishing cadence, driven by event lines in the shim's wire format (no JVM).
 
 Plans of new jobs must go out at once (executors may be waiting for them); count changes from task
-ends are coalesced to at most one publish per `spark.lrc.publishMs`; close() flushes what is left.
+ends are coalesced to at most one publish per `spark.lrc.publishMs`; close() (the application has
+ended) applies the last events but publishes nothing.
 The bridge here only records what the brain sends: the table's effect on Spark is tested against
 real executors in tests/spark.
 """
@@ -98,10 +99,13 @@ def test_new_job_plan_is_published_at_once_and_task_ends_are_coalesced():
         bridge.pending = [task_end(1, p)]
         b.step()
     assert len(bridge.published) == 1, "count changes within publishMs must be coalesced"
-    b.close()
-    assert len(bridge.published) == 2, "close() must flush the pending count changes"
+    b.step(force=True)
+    assert len(bridge.published) == 2, "a forced step must flush the pending count changes"
     assert bridge.published[-1][1] == "1@0:0,1:0,2:0,3:0", "only changed partitions go out"
     assert apply(apply({}, arrays), bridge.published[-1][1]) == {1: [0, 0, 0, 0]}
+    bridge.pending = [task_end(1, 0)]
+    stats = b.close()  # after the application ended: events still counted, nothing published
+    assert len(bridge.published) == 2 and stats["table_version"] == bridge.published[-1][0]
 
 
 def test_count_changes_go_out_once_publish_ms_has_passed():
