@@ -90,8 +90,12 @@ class Events:
         self.all: list[dict] = []
 
     def drain(self) -> list[dict]:
-        lines = drain_lines(lambda n, _w: self.b.drain(n), 100000)
-        new = [json.loads(line) for line in lines if line.strip()]
+        new = []
+        while True:  # one reply holds at most EventBuffer.MAX_REPLY_CHARS: drain until empty
+            lines = drain_lines(lambda n, _w: self.b.drain(n), 100000)
+            if not lines:
+                break
+            new += [json.loads(line) for line in lines if line.strip()]
         self.all.extend(new)
         return new
 

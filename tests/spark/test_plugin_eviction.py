@@ -6,12 +6,13 @@ bytes, so the victims are forced and countable.
 """
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
 from conftest import BASE_CONF
-from jvm_shim.testing import PRESSURE_CONF, seeded_blocks
+from jvm_shim.testing import PRESSURE_CONF, Events, seeded_blocks
 from spark_plugin.doctor import dead_vs_hot, settle
 from spark_plugin.doctor import start_session as start
 from spark_plugin.session import active_brain
@@ -123,9 +124,8 @@ def test_lru_policy_evicts_exactly_what_plain_spark_evicts():
     plain = session("local[1]", {**BASE_CONF, **PRESSURE_CONF}, plugin=False, listener_only=True)
     try:
         plain_result = job(plain.sparkContext)
-        bridge = plain.sparkContext._jvm.org.sparklrc.LrcBridge
         time.sleep(1)
-        plain_lines = bridge.drain(100000).splitlines()
+        plain_lines = [json.dumps(e) for e in Events(plain).drain()]
     finally:
         plain.stop()
 
