@@ -1,13 +1,8 @@
 """Spark event logs -> `lrc.trace.Trace`: what-if analysis and profiles from the logs every Spark
 deployment already keeps (``spark.eventLog.enabled``), without an earlier spark-lrc run.
 
-Input: one JSON object per line as Spark's ``JsonProtocol`` writes it; plain, or compressed as
-Spark writes it (``.zstd`` - Spark 4's default -, ``.lz4``: lz4-java's ``LZ4Block`` framing,
-``.snappy``: snappy-java's stream framing; all three decoded with pyarrow's codecs; ``.lzf`` is
-not supported); a single file or a rolling event-log directory ``eventlog_v2_<app>`` with
-``events_<N>_<app>[.codec]`` files (a ``.compact`` file, written by Spark's compaction, stands for
-every file before it); a directory holding exactly one event log (``spark.eventLog.dir``) works
-too. ``.inprogress`` files (a running or killed application) are read up to their last whole line.
+Input: the lines ``lrc.eventlog_files`` reads (plain or compressed, single file or rolling
+directory, ``.inprogress`` up to the last whole line).
 
 What becomes of the log (field names are Spark's):
 
@@ -42,28 +37,24 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-import struct
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
+from lrc.eventlog_fields import (MAX_ID, FieldError, get_field, int_field, list_field,
+                                 storage_level, str_field)
+from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
 from lrc.trace import Event, Trace
 
 log = logging.getLogger("lrc.eventlog")
 
-MAX_ID = 2**31 - 1  # Spark's ids, partitions and task counts are Java ints
 MAX_PARTITIONS = 10_000_000  # a cached RDD's per-partition arrays are allocated: sanity limit
 MAX_BYTES = 2**62
 MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corrupt timestamp
-CODECS = {".zstd": "zstd", ".zst": "zstd", ".lz4": "lz4", ".snappy": "snappy", ".lzf": "lzf"}
-_MAGIC = ((b"\x28\xb5\x2f\xfd", "zstd"), (b"LZ4Block", "lz4"), (b"\x82SNAPPY\x00", "snappy"))
-_ROLLING_FILE = re.compile(r"events_(\d+)_(.+?)(\.compact)?(\.inprogress)?$")
-_CHUNK = 1 << 20
 _MAX_WARNINGS_LOGGED = 20
 # events a trace does not use, known so that they are not reported as unknown
 _IGNORED = {
@@ -119,291 +110,6 @@ class EventLogTrace:
                 + ("" if self.complete else "; INCOMPLETE (no application end)"))
 
 
-# ---- files and codecs ------------------------------------------------------------------------
-def is_eventlog(path: str | Path) -> bool:
-    """A Spark event log (file or rolling directory) rather than an lrc trace: by directory,
-    compression magic or a first line that is a Spark listener event."""
-    path = Path(path)
-    if path.is_dir():
-        return True
-    try:
-        with open(path, "rb") as f:
-            head = f.read(64)
-    except OSError:
-        return False
-    if head.startswith(b"PAR1"):
-        return False
-    if any(head.startswith(m) for m, _ in _MAGIC):
-        return True
-    return re.match(rb'\s*\{\s*"Event"\s*:\s*"SparkListener', head) is not None
-
-
-def eventlog_files(path: str | Path, warn: Callable[[str], None] | None = None) -> list[Path]:
-    """The files of the event log at ``path``, in order (rolling directories: from the newest
-    compacted file on). ValueError if it is not an event log or is incomplete."""
-    warn = warn or log.warning
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"event log {path} does not exist")
-    if path.is_file():
-        return [path]
-    entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
-    rolling = [p for p in entries if p.is_file() and _ROLLING_FILE.match(p.name)]
-    if not rolling:
-        logs = [p for p in entries if (p.is_dir() and p.name.startswith("eventlog_v2_")) or
-                (p.is_file() and not p.name.startswith("appstatus") and is_eventlog(p))]
-        if len(logs) == 1:
-            return eventlog_files(logs[0], warn)
-        if not logs:
-            raise ValueError(f"{path}: a directory with no event log in it (expected a rolling "
-                             "event-log directory eventlog_v2_<app> with events_<N>_<app> files, "
-                             "or a directory holding one event log)")
-        raise ValueError(f"{path} holds {len(logs)} event logs; name one: "
-                         + ", ".join(p.name for p in logs[:10]) + (" ..." if len(logs) > 10 else ""))
-    index: dict[int, Path] = {}
-    compact = 0
-    for p in rolling:
-        m = _ROLLING_FILE.match(p.name)
-        n = int(m[1])
-        if n in index:
-            raise ValueError(f"{path}: two files with index {n}: {index[n].name}, {p.name}")
-        index[n] = p
-        if m[3]:
-            compact = max(compact, n)
-    first = compact or 1
-    wanted = range(first, max(index) + 1)
-    missing = [n for n in wanted if n not in index]
-    if missing:
-        raise ValueError(f"{path}: incomplete rolling event log: events_{missing[0]}_* is missing "
-                         f"(have {', '.join(str(n) for n in sorted(index))}"
-                         + (f"; compacted up to {compact}" if compact else "") + ")")
-    if compact:
-        warn(f"{path}: events before index {compact} come from Spark's compacted file "
-             f"{index[compact].name} (compaction drops finished jobs' task events)")
-    return [index[n] for n in wanted]
-
-
-def _codec(path: Path, head: bytes) -> str | None:
-    name = path.name[:-len(".inprogress")] if path.name.endswith(".inprogress") else path.name
-    for m, codec in _MAGIC:
-        if head.startswith(m):
-            return codec
-    suffix = Path(name).suffix
-    if suffix == ".compact":
-        suffix = Path(name[:-len(".compact")]).suffix
-    codec = CODECS.get(suffix)
-    if codec is not None and head.lstrip()[:1] == b"{":
-        return None  # named .zstd but plain: go by content
-    return codec
-
-
-def _chunks(path: Path, warn: Callable[[str], None]) -> Iterator[bytes]:
-    """The decompressed bytes of one file, chunk by chunk; a truncated stream ends with a
-    warning after what could be decoded."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e}") from None
-    with f:
-        head = f.read(16)
-        f.seek(0)
-        codec = _codec(path, head)
-        if codec is None:
-            while True:
-                try:
-                    b = f.read(_CHUNK)
-                except OSError as e:
-                    raise ValueError(f"{path}: cannot read: {e}") from None
-                if not b:
-                    return
-                yield b
-        elif codec == "zstd":
-            yield from _zstd(f, path, warn)
-        elif codec == "lz4":
-            yield from _lz4_blocks(f, path, warn)
-        elif codec == "snappy":
-            yield from _snappy_stream(f, path, warn)
-        else:
-            raise ValueError(f"{path}: event log compressed with {codec!r}, which lrc cannot read "
-                             "(supported: zstd, lz4, snappy, plain); decompress it first or set "
-                             "spark.eventLog.compression.codec to zstd")
-
-
-def _codec_obj(name: str, path: Path):
-    import pyarrow as pa
-
-    if not pa.Codec.is_available(name):
-        raise ValueError(f"{path}: needs the {name} codec, which this pyarrow build lacks")
-    return pa.Codec(name)
-
-
-def _zstd(f, path: Path, warn) -> Iterator[bytes]:
-    import pyarrow as pa
-
-    _codec_obj("zstd", path)
-    stream = pa.CompressedInputStream(pa.PythonFile(f, mode="r"), "zstd")
-    while True:
-        try:
-            b = stream.read(_CHUNK)
-        except (OSError, pa.ArrowException) as e:
-            warn(f"{path}: zstd stream is truncated or corrupt ({e}); using what was decoded")
-            return
-        if not b:
-            return
-        yield b
-
-
-def _lz4_blocks(f, path: Path, warn) -> Iterator[bytes]:
-    """lz4-java's LZ4BlockOutputStream: per block "LZ4Block", token (method | level), compressed
-    and decompressed length, checksum (little-endian ints), data; an empty block ends a stream."""
-    codec = _codec_obj("lz4_raw", path)
-    while True:
-        hdr = f.read(21)
-        if not hdr:
-            return
-        if len(hdr) < 21 or not hdr.startswith(b"LZ4Block"):
-            warn(f"{path}: lz4 stream is truncated or corrupt at byte {f.tell() - len(hdr)}; "
-                 "using what was decoded")
-            return
-        method = hdr[8] & 0xF0
-        clen, dlen, _ = struct.unpack("<iii", hdr[9:21])
-        if clen < 0 or dlen < 0 or clen > (1 << 30) or dlen > (1 << 30):
-            warn(f"{path}: corrupt lz4 block header; using what was decoded")
-            return
-        data = f.read(clen)
-        if len(data) < clen:
-            warn(f"{path}: lz4 stream is truncated; using what was decoded")
-            return
-        if dlen == 0:
-            continue  # end of one stream (another may follow: appended files)
-        try:
-            yield data if method == 0x10 else codec.decompress(data, decompressed_size=dlen).to_pybytes()
-        except Exception as e:  # pyarrow's errors for corrupt data
-            warn(f"{path}: corrupt lz4 block ({e}); using what was decoded")
-            return
-
-
-def _varint(b: bytes) -> int:
-    n = shift = 0
-    for i, c in enumerate(b[:5]):
-        n |= (c & 0x7F) << shift
-        if c < 0x80:
-            return n
-        shift += 7
-    raise ValueError("bad varint")
-
-
-def _snappy_stream(f, path: Path, warn) -> Iterator[bytes]:
-    """snappy-java's SnappyOutputStream: 16-byte header (magic, version, compatible version),
-    then chunks of a big-endian int length and a raw snappy block."""
-    codec = _codec_obj("snappy", path)
-    f.read(16)
-    while True:
-        hdr = f.read(4)
-        if not hdr:
-            return
-        if hdr == b"\x82SNA":  # a second stream appended: skip its header
-            f.read(12)
-            continue
-        (clen,) = struct.unpack(">i", hdr) if len(hdr) == 4 else (-1,)
-        data = f.read(clen) if 0 <= clen <= (1 << 30) else b""
-        if clen < 0 or len(data) < clen:
-            warn(f"{path}: snappy stream is truncated or corrupt; using what was decoded")
-            return
-        try:
-            yield codec.decompress(data, decompressed_size=_varint(data)).to_pybytes()
-        except Exception as e:
-            warn(f"{path}: corrupt snappy block ({e}); using what was decoded")
-            return
-
-
-def _lines(files: list[Path], warn, progress=None) -> Iterator[tuple[Path, int, bytes, bool]]:
-    """(file, line number, line, is the file's last line) for every non-empty line."""
-    for path in files:
-        rest = b""
-        n = 0
-        pending: tuple[int, bytes] | None = None
-        for chunk in _chunks(path, warn):
-            if progress is not None:
-                progress(len(chunk))
-            parts = (rest + chunk).split(b"\n")
-            rest = parts.pop()
-            for line in parts:
-                n += 1
-                if line.strip():
-                    if pending is not None:
-                        yield path, pending[0], pending[1], False
-                    pending = (n, line)
-        if rest.strip():
-            if pending is not None:
-                yield path, pending[0], pending[1], False
-            pending = (n + 1, rest)
-        if pending is not None:
-            yield path, pending[0], pending[1], True
-
-
-# ---- field access ----------------------------------------------------------------------------
-class _Bad(ValueError):
-    """A field of an event is missing or out of range (message names it)."""
-
-
-def _get(obj: Any, key: str) -> Any:
-    if not isinstance(obj, dict):
-        raise _Bad(f"expected an object holding {key!r}, got {type(obj).__name__}")
-    if key not in obj:
-        raise _Bad(f"field {key!r} is missing")
-    return obj[key]
-
-
-def _int(obj: Any, key: str, lo: int = 0, hi: int = MAX_ID) -> int:
-    v = _get(obj, key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _Bad(f"field {key!r} must be an integer, got {v!r}"[:200])
-    if not lo <= v <= hi:
-        raise _Bad(f"field {key!r} = {v} is out of range [{lo}, {hi}]")
-    return v
-
-
-def _str(obj: Any, key: str, default: str | None = None) -> str:
-    if default is not None and (not isinstance(obj, dict) or key not in obj):
-        return default
-    v = _get(obj, key)
-    if v is None and default is not None:
-        return default
-    if not isinstance(v, str):
-        raise _Bad(f"field {key!r} must be a string, got {v!r}"[:200])
-    return v
-
-
-def _list(obj: Any, key: str) -> list:
-    v = _get(obj, key)
-    if not isinstance(v, list):
-        raise _Bad(f"field {key!r} must be a list, got {type(v).__name__}")
-    return v
-
-
-def _level(obj: Any) -> str:
-    """JsonProtocol's storage level object -> the name spark-lrc's shim gives it."""
-    if not isinstance(obj, dict):
-        raise _Bad("field 'Storage Level' must be an object")
-    mem, disk = bool(obj.get("Use Memory")), bool(obj.get("Use Disk"))
-    off, deser = bool(obj.get("Use Off Heap")), bool(obj.get("Deserialized"))
-    rep = obj.get("Replication", 1)
-    if isinstance(rep, bool) or not isinstance(rep, int) or not 0 <= rep <= 40:
-        raise _Bad(f"storage level replication {rep!r} is out of range")
-    if not (mem or disk) or rep == 0:
-        return "NONE"
-    if off:
-        base = "OFF_HEAP"
-    elif mem and disk:
-        base = "MEMORY_AND_DISK" if deser else "MEMORY_AND_DISK_SER"
-    elif mem:
-        base = "MEMORY_ONLY" if deser else "MEMORY_ONLY_SER"
-    else:
-        base = "DISK_ONLY"
-    return f"{base}_{rep}" if rep > 1 else base
-
-
 # ---- the parser ------------------------------------------------------------------------------
 @dataclass
 class _RddInfo:
@@ -440,31 +146,31 @@ class _Parser:
             log.warning("%s: further warnings not logged (see EventLogTrace.warnings)", self.path)
         self._logged += 1
 
-    # each handler raises _Bad for a malformed event
+    # each handler raises FieldError for a malformed event
     def job_start(self, e: dict) -> None:
-        job = _int(e, "Job ID")
+        job = int_field(e, "Job ID")
         stage_ids = []
-        for si in _list(e, "Stage Infos"):
+        for si in list_field(e, "Stage Infos"):
             stage_ids.append(self._stage(si, job))
         self.jobs[job] = Job(job, tuple(stage_ids))
         self.events.append(Event.job_start(job))
 
     def _stage(self, si: Any, job: int) -> int:
-        sid = _int(si, "Stage ID")
-        tasks = _int(si, "Number of Tasks")
-        infos = _list(si, "RDD Info")
+        sid = int_field(si, "Stage ID")
+        tasks = int_field(si, "Number of Tasks")
+        infos = list_field(si, "RDD Info")
         if not infos:
-            raise _Bad(f"stage {sid} has an empty 'RDD Info'")
+            raise FieldError(f"stage {sid} has an empty 'RDD Info'")
         parsed = []
         for ri in infos:
-            rid = _int(ri, "RDD ID")
-            parents = _list(ri, "Parent IDs")
+            rid = int_field(ri, "RDD ID")
+            parents = list_field(ri, "Parent IDs")
             for p in parents:
                 if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
-                    raise _Bad(f"RDD {rid}: parent id {p!r} is not a valid RDD id"[:200])
-            parts = _int(ri, "Number of Partitions", 0, MAX_PARTITIONS)
-            level = _level(_get(ri, "Storage Level"))
-            parsed.append((rid, _str(ri, "Name", ""), _str(ri, "Callsite", ""), parts,
+                    raise FieldError(f"RDD {rid}: parent id {p!r} is not a valid RDD id"[:200])
+            parts = int_field(ri, "Number of Partitions", 0, MAX_PARTITIONS)
+            level = storage_level(get_field(ri, "Storage Level"))
+            parsed.append((rid, str_field(ri, "Name", ""), str_field(ri, "Callsite", ""), parts,
                            tuple(parents), level))
         in_stage = {p[0] for p in parsed}
         for rid, name, callsite, parts, parents, level in parsed:
@@ -472,37 +178,37 @@ class _Parser:
             if r is None:
                 r = self.rdds[rid] = _RddInfo(rid, name, callsite, parts, parents)
             elif r.parts != parts:
-                raise _Bad(f"RDD {rid} has {parts} partitions here, {r.parts} earlier")
+                raise FieldError(f"RDD {rid} has {parts} partitions here, {r.parts} earlier")
             r.narrow.update(p for p in parents if p in in_stage)
             r.level = level
             if level != "NONE":
                 self.ever_cached[rid] = level
         final = parsed[0][0]
         parts = parsed[0][3]
-        stage_parents = _list(si, "Parent IDs")
+        stage_parents = list_field(si, "Parent IDs")
         for p in stage_parents:
             if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
-                raise _Bad(f"stage {sid}: parent stage id {p!r} is not valid"[:200])
+                raise FieldError(f"stage {sid}: parent stage id {p!r} is not valid"[:200])
         self.stages[sid] = Stage(sid, final, tasks, tuple(stage_parents), job,
                                  None if tasks >= parts else tuple(range(tasks)))
         return sid
 
     def stage_event(self, e: dict, kind: str) -> None:
-        si = _get(e, "Stage Info")
-        sid = _int(si, "Stage ID")
+        si = get_field(e, "Stage Info")
+        sid = int_field(si, "Stage ID")
         if sid not in self.stages:
-            raise _Bad(f"stage {sid} was never part of a job start")
+            raise FieldError(f"stage {sid} was never part of a job start")
         if kind == "stage_completed":
             for ri in si.get("RDD Info") or ():
                 if not isinstance(ri, dict):
                     continue
                 try:
-                    rid = _int(ri, "RDD ID")
-                    mem = _int(ri, "Memory Size", 0, MAX_BYTES) if "Memory Size" in ri else 0
-                    disk = _int(ri, "Disk Size", 0, MAX_BYTES) if "Disk Size" in ri else 0
-                    n = _int(ri, "Number of Cached Partitions", 0, MAX_PARTITIONS) \
+                    rid = int_field(ri, "RDD ID")
+                    mem = int_field(ri, "Memory Size", 0, MAX_BYTES) if "Memory Size" in ri else 0
+                    disk = int_field(ri, "Disk Size", 0, MAX_BYTES) if "Disk Size" in ri else 0
+                    n = int_field(ri, "Number of Cached Partitions", 0, MAX_PARTITIONS) \
                         if "Number of Cached Partitions" in ri else 0
-                except _Bad:
+                except FieldError:
                     continue
                 if max(mem, disk) > 0 and n > 0:
                     old = self.info_sizes.get(rid, (0, 0))
@@ -511,28 +217,28 @@ class _Parser:
         self.events.append(Event(kind, stage_id=sid))
 
     def task_end(self, e: dict) -> None:
-        reason = _get(e, "Task End Reason")
+        reason = get_field(e, "Task End Reason")
         if not (isinstance(reason, dict) and reason.get("Reason") == "Success"):
             return
-        ti = _get(e, "Task Info")
+        ti = get_field(e, "Task Info")
         if not isinstance(ti, dict):
-            raise _Bad("field 'Task Info' must be an object")
+            raise FieldError("field 'Task Info' must be an object")
         if ti.get("Failed") is True or ti.get("Killed") is True:
             return
-        sid = _int(e, "Stage ID")
+        sid = int_field(e, "Stage ID")
         if sid not in self.stages:
-            raise _Bad(f"task of stage {sid}, which no job start listed")
+            raise FieldError(f"task of stage {sid}, which no job start listed")
         part = ti.get("Partition ID", -1)
         if part is None or part == -1:  # older Spark: no Partition ID; the task index is it
-            part = _int(ti, "Index")
+            part = int_field(ti, "Index")
         else:
-            part = _int(ti, "Partition ID")
-        launch = _int(ti, "Launch Time", 0, 2**62)
-        finish = _int(ti, "Finish Time", 0, 2**62)
+            part = int_field(ti, "Partition ID")
+        launch = int_field(ti, "Launch Time", 0, 2**62)
+        finish = int_field(ti, "Finish Time", 0, 2**62)
         dur = finish - launch
         if not 0 <= dur <= MAX_DURATION_MS:
-            raise _Bad(f"task duration {dur} ms (Finish Time - Launch Time) is out of range")
-        executor = _str(ti, "Executor ID")
+            raise FieldError(f"task duration {dur} ms (Finish Time - Launch Time) is out of range")
+        executor = str_field(ti, "Executor ID")
         nbytes = 0
         tm = e.get("Task Metrics")
         if isinstance(tm, dict) and isinstance(tm.get("Input Metrics"), dict):
@@ -544,33 +250,33 @@ class _Parser:
         self.out.executors.add(executor)
 
     def job_end(self, e: dict) -> None:
-        self.events.append(Event.job_end(_int(e, "Job ID")))
+        self.events.append(Event.job_end(int_field(e, "Job ID")))
 
     def unpersist(self, e: dict) -> None:
-        self.events.append(Event.unpersist(_int(e, "RDD ID")))
+        self.events.append(Event.unpersist(int_field(e, "RDD ID")))
 
     def block_update(self, e: dict) -> None:
-        info = _get(e, "Block Updated Info")
-        b = parse_block(_str(info, "Block ID"))
+        info = get_field(e, "Block Updated Info")
+        b = parse_block(str_field(info, "Block ID"))
         if b is None:
             return
         if b[0] > MAX_ID or b[1] > MAX_PARTITIONS:
-            raise _Bad(f"block {b} has an out-of-range id")
-        size = max(_int(info, "Memory Size", 0, MAX_BYTES), _int(info, "Disk Size", 0, MAX_BYTES))
+            raise FieldError(f"block {b} has an out-of-range id")
+        size = max(int_field(info, "Memory Size", 0, MAX_BYTES), int_field(info, "Disk Size", 0, MAX_BYTES))
         if size > 0:
             self.sizes[b] = max(size, self.sizes.get(b, 0))
 
     def log_start(self, e: dict) -> None:
-        self.out.spark_version = _str(e, "Spark Version", "")
+        self.out.spark_version = str_field(e, "Spark Version", "")
 
     def app_start(self, e: dict) -> None:
-        self.out.app_id = _str(e, "App ID", "")
-        self.out.app_name = _str(e, "App Name", "")
+        self.out.app_id = str_field(e, "App ID", "")
+        self.out.app_name = str_field(e, "App Name", "")
 
     def executor_added(self, e: dict) -> None:
         info = e.get("Executor Info")
         if isinstance(info, dict) and "Total Cores" in info:
-            self.cores.append(_int(info, "Total Cores", 1, 1 << 20))
+            self.cores.append(int_field(info, "Total Cores", 1, 1 << 20))
 
     def parse(self, files: list[Path], progress=None) -> None:
         handlers: dict[str, Callable[[dict], None]] = {
@@ -589,7 +295,7 @@ class _Parser:
         seen_event = False
         complete = False
         loads = json.loads
-        for path, n, line, last in _lines(files, self.warn, progress):
+        for path, n, line, last in lines(files, self.warn, progress):
             out.lines += 1
             try:
                 e = loads(line)
@@ -622,7 +328,7 @@ class _Parser:
                 continue
             try:
                 handler(e)
-            except (_Bad, AttributeError, TypeError, KeyError) as err:  # wrong shapes too
+            except (FieldError, AttributeError, TypeError, KeyError) as err:  # wrong shapes too
                 if kind == "SparkListenerJobStart":
                     raise ValueError(f"{path}:{n}: malformed {kind}: {err}") from None
                 self.skipped[kind] += 1
@@ -763,7 +469,7 @@ def read_eventlog(path: str | Path, progress: bool | None = False) -> EventLogTr
         try:
             from tqdm import tqdm
 
-            plain = all(_codec(f, f.open("rb").read(16)) is None for f in files)
+            plain = all(codec_of(f, f.open("rb").read(16)) is None for f in files)
             bar = tqdm(total=total if plain else None, unit="B", unit_scale=True,
                        desc="reading event log", leave=False, disable=None)
         except (ImportError, OSError):
