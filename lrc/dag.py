@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Container, Iterable, Sequence
 
 Block = tuple[int, int]
+MAX_ID = 2**31 - 1  # Spark's RDD, stage and job ids and partition numbers are Java ints
+MAX_PARTITIONS = 10_000_000  # per-partition arrays are allocated: a sanity limit
+MAX_BYTES = 2**62
 DEP_KINDS = ("one_to_one", "range", "explicit", "shuffle", "unknown")
 _BLOCK_RE = re.compile(r"rdd_(\d+)_(\d+)")
 
@@ -177,9 +180,10 @@ class AppDAG:
         except KeyError:
             raise ValueError(f"unknown stage {stage_id}") from None
 
-    def _walk(self, root: Block, materialized: Container[Block], skip_root: bool
-              ) -> tuple[list[Block], list[Block], float]:
-        """Walk narrow dependencies from ``root``: (reads, creates, summed compute cost)."""
+    def _walk(self, root: Block, materialized: Container[Block], skip_root: bool,
+              limit: int | None = None) -> tuple[list[Block], list[Block], float]:
+        """Walk narrow dependencies from ``root``: (reads, creates, summed compute cost).
+        ``limit``: ValueError once the walk would visit more blocks than this."""
         reads: list[Block] = []
         creates: list[Block] = []
         cost = 0.0
@@ -204,15 +208,20 @@ class AppDAG:
                     continue
                 parent = self.rdds.get(d.parent)
                 if parent is not None:
-                    for q in d.parent_partitions(blk[1], rdd.num_partitions, parent.num_partitions):
-                        stack.append((d.parent, q))
+                    qs = d.parent_partitions(blk[1], rdd.num_partitions, parent.num_partitions)
+                    if limit is not None and len(qs) + len(stack) + len(seen) > limit:
+                        raise ValueError(f"block rdd_{root[0]}_{root[1]} depends on more than "
+                                         f"{limit} blocks through narrow dependencies")
+                    stack.extend((d.parent, q) for q in qs)
         creates.reverse()  # inputs are computed (and cached) before what is built on them
         return reads, creates, cost
 
-    def task_reads(self, stage_id: int, partition: int, materialized: Container[Block]
-                   ) -> tuple[list[Block], list[Block]]:
-        """Cached blocks task (stage, partition) reads, and those it creates (computes first)."""
-        reads, creates, _ = self._walk((self.stage(stage_id).rdd_id, partition), materialized, False)
+    def task_reads(self, stage_id: int, partition: int, materialized: Container[Block],
+                   limit: int | None = None) -> tuple[list[Block], list[Block]]:
+        """Cached blocks task (stage, partition) reads, and those it creates (computes first).
+        ``limit``: at most this many blocks visited, else ValueError (hostile input)."""
+        reads, creates, _ = self._walk((self.stage(stage_id).rdd_id, partition), materialized,
+                                       False, limit)
         return reads, creates
 
     def task_cost(self, stage_id: int, partition: int, materialized: Container[Block]) -> float:
@@ -265,8 +274,8 @@ class AppDAG:
         if isinstance(doc, (str, bytes)):
             try:
                 doc = json.loads(doc)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"DAG is not valid JSON: {e}") from None
+            except (ValueError, RecursionError) as e:  # JSONDecodeError, bad UTF-8, nesting
+                raise ValueError(f"DAG is not valid JSON: {e or 'nested too deeply'}") from None
         if not isinstance(doc, dict):
             raise ValueError("DAG JSON must be an object with 'rdds', 'stages', 'jobs'")
         dag = cls()
@@ -277,18 +286,26 @@ class AppDAG:
                 raise ValueError(f"DAG JSON: '{what}' must be a list")
             for i, item in enumerate(items):
                 try:
-                    add(ctor(**item))
-                except (TypeError, ValueError) as e:
+                    x = ctor(**item)
+                    _CHECK[what](x)
+                    add(x)
+                except (TypeError, ValueError, OverflowError) as e:
                     raise ValueError(f"DAG JSON: {what}[{i}] is malformed: {e}") from None
         dag.validate()
         return dag
 
     def validate(self) -> None:
-        """References between RDDs, stages and jobs must resolve."""
+        """References between RDDs, stages and jobs must resolve; RDD dependencies must be
+        acyclic (an RDD's parents exist before it)."""
         for r in self.rdds.values():
             for d in r.deps:
                 if d.parent not in self.rdds:
                     raise ValueError(f"RDD {r.id} depends on unknown RDD {d.parent}")
+        cycle = self._dep_cycle()
+        if cycle:
+            raise ValueError("RDD dependencies form a cycle: "
+                             + " -> ".join(f"RDD {r}" for r in cycle[:20])
+                             + (" ..." if len(cycle) > 20 else ""))
         for s in self.stages.values():
             if s.rdd_id not in self.rdds:
                 raise ValueError(f"stage {s.id} has unknown final RDD {s.rdd_id}")
@@ -297,9 +314,90 @@ class AppDAG:
                 if s not in self.stages:
                     raise ValueError(f"job {j.id} lists unknown stage {s}")
 
+    def _dep_cycle(self) -> list[int] | None:
+        """A cycle of RDD dependencies (child -> parent -> ... -> child), or None; iterative."""
+        state: dict[int, int] = {}  # 1: on the current path, 2: done
+        for root in self.rdds:
+            if root in state:
+                continue
+            path, stack = [root], [iter(self.rdds[root].deps)]
+            state[root] = 1
+            while stack:
+                d = next(stack[-1], None)
+                if d is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                    continue
+                p = d.parent
+                if p not in self.rdds or state.get(p) == 2:
+                    continue
+                if state.get(p) == 1:
+                    return path[path.index(p):] + [p]
+                state[p] = 1
+                path.append(p)
+                stack.append(iter(self.rdds[p].deps))
+        return None
+
 
 def _rdd_from(**d: Any) -> RDD:
     deps = d.pop("deps", ())
     if not isinstance(deps, (list, tuple)):
         raise ValueError("deps must be a list")
     return RDD(deps=tuple(Dependency(**x) for x in deps), **d)
+
+
+# ---- types of loaded DAGs (from_json): wrong types are errors, not surprises later --------------
+def _int(v: Any, name: str, lo: int = 0, hi: int = MAX_ID) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ValueError(f"{name} must be a whole number in [{lo}, {hi}]; got {v!r}"[:200])
+
+
+def _ints(vs: Any, name: str) -> None:
+    for v in vs:
+        _int(v, name)
+
+
+def _str(v: Any, name: str) -> None:
+    if not isinstance(v, str):
+        raise ValueError(f"{name} must be a string; got {v!r}"[:200])
+
+
+def _check_rdd(r: RDD) -> None:
+    _int(r.id, "id")
+    _int(r.num_partitions, "num_partitions", 0, MAX_PARTITIONS)
+    for d in r.deps:
+        _int(d.parent, "deps.parent")
+        for k in ("in_start", "out_start", "length"):
+            _int(getattr(d, k), f"deps.{k}")
+        for m in d.mapping or ():
+            _ints(m, "deps.mapping")
+    if isinstance(r.block_bytes, (list, tuple)):
+        for b in r.block_bytes:
+            _int(b, "block_bytes", 0, MAX_BYTES)
+    elif r.block_bytes is not None:
+        _int(r.block_bytes, "block_bytes", 0, MAX_BYTES)
+    c = r.compute_cost
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
+        raise ValueError(f"compute_cost must be a finite number >= 0; got {c!r}"[:200])
+    if not isinstance(r.cached, bool):
+        raise ValueError(f"cached must be true or false; got {r.cached!r}"[:200])
+    for k in ("storage_level", "name", "call_site"):
+        _str(getattr(r, k), k)
+
+
+def _check_stage(s: Stage) -> None:
+    _int(s.id, "id")
+    _int(s.rdd_id, "rdd_id")
+    _int(s.num_tasks, "num_tasks")
+    _ints(s.parent_ids, "parent_ids")
+    if s.job_id is not None:
+        _int(s.job_id, "job_id")
+    _ints(s.partitions or (), "partitions")
+
+
+def _check_job(j: Job) -> None:
+    _int(j.id, "id")
+    _ints(j.stage_ids, "stage_ids")
+
+
+_CHECK = {"rdds": _check_rdd, "stages": _check_stage, "jobs": _check_job}

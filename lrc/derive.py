@@ -18,11 +18,13 @@ from lrc.dag import AppDAG, Block
 from lrc.trace import Event, Trace
 
 
-def derive_reads(dag: AppDAG, events: Iterable[Event]) -> tuple[list[Event], dict[int, list[float]]]:
+def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
+                 ) -> tuple[list[Event], dict[int, list[float]]]:
     """Replay ``events`` in order: each task's reads/creates given what earlier tasks
     materialized (an unpersist forgets the RDD's blocks). Task events of stages the DAG does not
     know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
-    shares (seconds) of the tasks that computed it."""
+    shares (seconds) of the tasks that computed it. ``limit``: a task whose narrow lineage
+    covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
     materialized: set[Block] = set()
     out: list[Event] = []
     shares: dict[int, list[float]] = defaultdict(list)
@@ -30,7 +32,10 @@ def derive_reads(dag: AppDAG, events: Iterable[Event]) -> tuple[list[Event], dic
         if ev.kind == "task":
             if ev.stage_id not in dag.stages:
                 continue
-            reads, creates = dag.task_reads(ev.stage_id, ev.partition, materialized)
+            try:
+                reads, creates = dag.task_reads(ev.stage_id, ev.partition, materialized, limit)
+            except ValueError as e:
+                raise ValueError(f"task {ev.partition} of stage {ev.stage_id}: {e}") from None
             materialized.update(creates)
             ev = dataclasses.replace(ev, reads=tuple(reads), creates=tuple(creates))
             computed = {b[0] for b in creates} | {dag.stages[ev.stage_id].rdd_id}
@@ -43,7 +48,7 @@ def derive_reads(dag: AppDAG, events: Iterable[Event]) -> tuple[list[Event], dic
 
 
 def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int],
-                ever_cached: Mapping[int, str], name: str = "") -> Trace:
+                ever_cached: Mapping[int, str], name: str = "", limit: int | None = None) -> Trace:
     """The trace of a run: a copy of ``dag`` (callers' RDD objects are not changed) with the
     RDDs in ``ever_cached`` (rdd id -> storage level while cached) marked cached, compute costs
     from task durations, block sizes from ``sizes`` (a cached RDD's unmeasured partitions get
@@ -53,13 +58,16 @@ def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int]
         if rid in rdds:
             rdds[rid].cached, rdds[rid].storage_level = True, level
     out = AppDAG(rdds=rdds, stages=dict(dag.stages), jobs=dict(dag.jobs))
-    derived, shares = derive_reads(out, events)
+    derived, shares = derive_reads(out, events, limit)
+    by_rdd: dict[int, dict[int, int]] = defaultdict(dict)  # not range(num_partitions): it can be huge
+    for (rid, p), n in sizes.items():
+        by_rdd[rid][p] = n
     for rid, r in rdds.items():
         if shares.get(rid):
             r.compute_cost = median(shares[rid])
         if r.cached:
-            known = [sizes[(rid, p)] for p in range(r.num_partitions) if (rid, p) in sizes]
-            fill = int(median(known)) if known else None
-            if fill is not None:
-                r.block_bytes = [sizes.get((rid, p), fill) for p in range(r.num_partitions)]
+            known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}
+            if known:
+                fill = int(median(known.values()))
+                r.block_bytes = [known.get(p, fill) for p in range(r.num_partitions)]
     return Trace(out, derived, name=name)

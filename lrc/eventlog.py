@@ -54,6 +54,8 @@ log = logging.getLogger("lrc.eventlog")
 
 MAX_PARTITIONS = 10_000_000  # a cached RDD's per-partition arrays are allocated: sanity limit
 MAX_BYTES = 2**62
+MAX_TASK_BLOCKS = 500_000  # blocks one task's narrow lineage may cover (hostile fan-outs)
+MAX_EXPLICIT = 100_000  # a larger CartesianRDD gets no per-partition mapping (memory): unknown deps
 MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corrupt timestamp
 _MAX_WARNINGS_LOGGED = 20
 # events a trace does not use, known so that they are not reported as unknown
@@ -357,7 +359,8 @@ class _Parser:
                 start += k.parts
             return tuple(out)
         if r.name == "CartesianRDD" and len(r.parents) == 2 and all(known) and \
-                narrow == list(r.parents) and known[0].parts * known[1].parts == r.parts:
+                narrow == list(r.parents) and known[0].parts * known[1].parts == r.parts and \
+                r.parts <= MAX_EXPLICIT:
             nb = known[1].parts
             return (Dependency(known[0].id, "explicit", mapping=[(p // nb,) for p in range(r.parts)]),
                     Dependency(known[1].id, "explicit", mapping=[(p % nb,) for p in range(r.parts)]))
@@ -381,9 +384,13 @@ class _Parser:
             dag.add_stage(s)
         for j in self.jobs.values():
             dag.add_job(j)
-        dag.validate()
-        trace = build_trace(dag, self.events, self.sizes, self.ever_cached,
-                            name=f"eventlog:{out.app_name or out.app_id or self.path.name}")
+        try:
+            dag.validate()
+            trace = build_trace(dag, self.events, self.sizes, self.ever_cached,
+                                name=f"eventlog:{out.app_name or out.app_id or self.path.name}",
+                                limit=MAX_TASK_BLOCKS)
+        except ValueError as e:
+            raise ValueError(f"{self.path}: implausible DAG: {e}") from None
         out.trace = trace
         out.tasks = len(self.task_bytes)
         out.cores = int(median(self.cores)) if self.cores else 0
@@ -396,11 +403,12 @@ class _Parser:
     def _estimate_sizes(self, trace: Trace) -> None:
         rdds = trace.dag.rdds
         per_block = self._input_metrics_sizes(trace)
+        measured = {rid for rid, p in self.sizes if rid in rdds and p < rdds[rid].num_partitions}
         for rid in self.ever_cached:
             r = rdds.get(rid)
             if r is None:
                 continue
-            if any((rid, p) in self.sizes for p in range(r.num_partitions)):
+            if rid in measured:
                 src = "measured"
             elif rid in self.info_sizes:
                 total, n = self.info_sizes[rid]

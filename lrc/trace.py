@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from lrc.dag import AppDAG, Block
+from lrc.dag import MAX_ID, AppDAG, Block
 
 KINDS = ("job_start", "stage_submitted", "task", "stage_completed", "job_end", "unpersist")
 FORMAT = "1"
@@ -161,25 +161,38 @@ def _events(rows: Iterable[dict[str, Any]], where: str) -> list[Event]:
             kw = {k: row.get(k) for k in _INT_FIELDS + ("executor", "duration_s")}
             for k in _INT_FIELDS:
                 if kw[k] is not None:
-                    kw[k] = int(kw[k])
+                    kw[k] = _id(kw[k], k)
             if kw["executor"] is not None:
                 kw["executor"] = str(kw["executor"])
+            d = kw["duration_s"]
+            if d is not None and (isinstance(d, bool) or not isinstance(d, (int, float))
+                                  or not 0 <= d < float("inf")):
+                raise ValueError(f"duration_s must be a finite number >= 0; got {d!r}"[:200])
             out.append(Event(row.get("kind"), reads=_blocks(row.get("reads")),
                              creates=_blocks(row.get("creates")), **kw))
-        except (TypeError, ValueError, KeyError) as e:
+        except (TypeError, ValueError, KeyError, OverflowError) as e:
             raise ValueError(f"{where}: event {i} is malformed: {e}") from None
     return out
+
+
+def _id(v: Any, name: str) -> int:
+    """A Spark id or partition number: a whole number in [0, 2**31 - 1]."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ID:
+        raise ValueError(f"{name} must be a whole number in [0, {MAX_ID}]; got {v!r}"[:200])
+    return v
 
 
 def _blocks(items) -> list[Block]:
     if items is None:
         return []
+    if not isinstance(items, (list, tuple)):
+        raise ValueError(f"blocks must be a list; got {items!r}"[:200])
     out = []
     for b in items:
         if isinstance(b, dict):
-            out.append((int(b["rdd"]), int(b["part"])))
+            out.append((_id(b["rdd"], "block rdd"), _id(b["part"], "block part")))
         elif isinstance(b, (list, tuple)) and len(b) == 2:
-            out.append((int(b[0]), int(b[1])))
+            out.append((_id(b[0], "block rdd"), _id(b[1], "block part")))
         else:
             raise ValueError(f"block {b!r} is not [rdd, part] or {{rdd, part}}")
     return out
@@ -190,6 +203,10 @@ def _load_json(path: Path) -> Trace:
         doc = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not valid JSON: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a trace: JSON nested too deeply") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e}") from None
     if not isinstance(doc, dict) or "dag" not in doc or not isinstance(doc.get("events"), list):
         raise ValueError(f"{path}: expected an object with 'dag' and a list 'events'")
     if str(doc.get("format", FORMAT)) != FORMAT:
@@ -198,7 +215,7 @@ def _load_json(path: Path) -> Trace:
         dag = AppDAG.from_json(doc["dag"])
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
-    return Trace(dag, _events(doc["events"], str(path)), doc.get("name", ""))
+    return Trace(dag, _events(doc["events"], str(path)), str(doc.get("name") or ""))
 
 
 def _load_parquet(path: Path) -> Trace:
@@ -207,17 +224,23 @@ def _load_parquet(path: Path) -> Trace:
 
     try:
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise ValueError(f"{path}: not a readable Parquet trace: {e}") from None
-    meta = table.schema.metadata or {}
-    if b"lrc.dag" not in meta:
+    except (pa.ArrowException, OSError) as e:  # ArrowInvalid, ArrowNotImplementedError, ...
+        raise ValueError(f"{path}: not a readable Parquet trace (nor a Spark event log): {e}") from None
+    raw = table.schema.metadata or {}
+    if b"lrc.dag" not in raw:
         raise ValueError(f"{path}: Parquet file has no 'lrc.dag' metadata: not an lrc trace")
-    if meta.get(b"lrc.format", FORMAT.encode()).decode() != FORMAT:
-        raise ValueError(f"{path}: trace format {meta[b'lrc.format'].decode()} unsupported")
+    meta = {}
+    for k in (b"lrc.dag", b"lrc.format", b"lrc.name"):
+        try:
+            meta[k] = raw[k].decode() if k in raw else None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: metadata {k.decode()!r} is not UTF-8 text: {e}") from None
+    if (meta[b"lrc.format"] or FORMAT) != FORMAT:
+        raise ValueError(f"{path}: trace format {meta[b'lrc.format'][:20]!r} unsupported (want {FORMAT})")
     if "kind" not in table.column_names:
         raise ValueError(f"{path}: event table has no 'kind' column")
     try:
-        dag = AppDAG.from_json(meta[b"lrc.dag"].decode())
+        dag = AppDAG.from_json(meta[b"lrc.dag"])
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
-    return Trace(dag, _events(table.to_pylist(), str(path)), meta.get(b"lrc.name", b"").decode())
+    return Trace(dag, _events(table.to_pylist(), str(path)), meta[b"lrc.name"] or "")

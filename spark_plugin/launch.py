@@ -2,7 +2,9 @@
 
 `spark-lrc-submit` hands this file to spark-submit as the primary resource, with the real
 application and its arguments after it. We install the SparkContext hook and run the
-application as `__main__`, exactly as spark-submit would have.
+application as `__main__`, exactly as spark-submit would have. The root logger stays the
+application's: spark-lrc's own loggers go to Spark's log (`spark_plugin.logs`), because
+spark-submit merges a Python driver's stderr into its stdout.
 """
 from __future__ import annotations
 
@@ -16,7 +18,12 @@ def main(argv: list[str]) -> None:
     if not argv:
         sys.exit("usage: launch.py APP.py [APP ARGS...]")
     app = Path(argv[0]).resolve()
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:  # our records to Spark's log (stderr by default), never to the application's stdout
+        from spark_plugin.logs import to_spark_log
+
+        to_spark_log()
+    except Exception:  # noqa: BLE001 - logging stays Python's default (stderr)
+        pass
     try:
         from spark_plugin.session import install_context_hook
 
