@@ -103,11 +103,10 @@ def _pack(classes: Path, out: Path) -> None:
             zf.write(f, f.relative_to(classes).as_posix())
 
 
-def build(force: bool = False) -> Path:
-    """Compile and pack the shim jar (cached); returns its path. Raises ShimBuildError."""
-    target = jar_target()
-    if target.is_file() and not force:
-        return target
+def compile_jar(srcs: list[Path], target: Path, resources: dict[str, str] | None = None,
+                what: str = "the spark-lrc shim") -> Path:
+    """javac `srcs` against the installed pyspark's jars (plus `resources`: jar path -> text) into
+    the jar `target`, written by atomic rename. Raises ShimBuildError."""
     javac = find_tool("javac")
     if javac is None:
         raise ShimBuildError(JAVAC_MISSING)
@@ -117,16 +116,36 @@ def build(force: bool = False) -> Path:
         classes = Path(tmp) / "classes"
         classes.mkdir()
         cmd = [javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
-               "-cp", str(jars / "*"), *map(str, sources())]
+               "-cp", str(jars / "*"), *map(str, srcs)]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            raise ShimBuildError(
-                "javac failed to compile the spark-lrc shim:\n" + res.stdout + res.stderr)
-        (classes / DEFAULTS_RESOURCE).write_text(defaults_properties(), encoding="ISO-8859-1")
-        part = Path(tmp) / "shim.jar"
+            raise ShimBuildError(f"javac failed to compile {what}:\n" + res.stdout + res.stderr)
+        for name, text in (resources or {}).items():
+            (classes / name).parent.mkdir(parents=True, exist_ok=True)
+            (classes / name).write_text(text, encoding="ISO-8859-1")
+        part = Path(tmp) / "out.jar"
         _pack(classes, part)
         os.replace(part, target)  # atomic: concurrent builders each rename a complete jar
     return target
+
+
+def build(force: bool = False) -> Path:
+    """Compile and pack the shim jar (cached); returns its path. Raises ShimBuildError."""
+    target = jar_target()
+    if target.is_file() and not force:
+        return target
+    return compile_jar(sources(), target, {DEFAULTS_RESOURCE: defaults_properties()})
+
+
+def app_jar(java_dir: Path, name: str) -> Path:
+    """A Java application (every .java under `java_dir`) compiled against pyspark's jars, cached
+    by a hash of its sources: the benchmark's and the tests' JVM applications."""
+    srcs = sorted(Path(java_dir).rglob("*.java"))
+    h = hashlib.sha256(spark_version().encode())
+    for src in srcs:
+        h.update(src.read_bytes())
+    target = cache_dir() / f"{name}-{spark_version()}-{h.hexdigest()[:16]}.jar"
+    return target if target.is_file() else compile_jar(srcs, target, what=name)
 
 
 def jar_path(build: bool = True) -> Path:

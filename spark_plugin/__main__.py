@@ -1,4 +1,10 @@
-"""`python -m spark_plugin doctor` | `python -m spark_plugin conf` (the spark.lrc.* table)."""
+"""python -m spark_plugin COMMAND
+
+  doctor                          check java, javac, the shim and a small job on two executor JVMs
+  conf                            the spark.lrc.* table (markdown)
+  report STATS [--plot OUT.png]   one application's stats, readable: STATS is the spark.lrc.statsPath
+                                  JSON or a Spark event log with spark-lrc's summary event
+"""
 import sys
 
 
@@ -12,6 +18,10 @@ def main(argv: list[str]) -> None:
         from .config import markdown_table
 
         print(markdown_table())
+    elif cmd == "report":
+        from .report import main as report
+
+        sys.exit(report(argv[1:]))
     else:
         print(__doc__)
         sys.exit(0 if cmd in ("help", "-h", "--help") else 2)

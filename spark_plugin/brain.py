@@ -52,6 +52,7 @@ class Brain:
         self._dirty = False  # events applied since the last publish
         self._cpu_s = 0.0
         self._last_publish = 0.0
+        self._last_metrics = 0.0
         self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
         self._lock = threading.RLock()  # the state below; held while applying a batch
         self._consume = threading.Lock()  # the event buffer: held from drain to applied
@@ -88,9 +89,21 @@ class Brain:
             try:
                 self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in())
                 self._cpu_s = time.thread_time()  # this thread's CPU so far (the brain's cost)
+                if time.monotonic() - self._last_metrics >= self._METRICS_EVERY_S:
+                    self.report_metrics()
             except Exception as e:  # py4j gone (JVM stopped) or a bug: never kill the app
                 self._warn_once("loop", f"spark-lrc brain stopped draining events: {e!r}")
                 return
+
+    _METRICS_EVERY_S = 1.0  # the brain's counts reach Spark's metrics system this often
+
+    def report_metrics(self) -> None:
+        """Hand the counts to the driver's metrics system (BrainMetrics gauges)."""
+        self._last_metrics = time.monotonic()
+        try:
+            self.bridge.report_metrics(wire.encode_metrics(self.stats()))
+        except Exception as e:
+            self._warn_once("metrics", f"spark-lrc: the brain's metrics are not reported: {e!r}")
 
     _IDLE_WAIT_MS = 200  # longest block in the JVM: bounds how long close() waits for the thread
 
@@ -303,6 +316,18 @@ class Brain:
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
                 gpus=gpus_of(self.executors))
+
+    def post_summary(self) -> None:
+        """Put the stats into Spark's event log (a `SummaryEvent`), where the History Server and
+        `python -m spark_plugin report EVENT_LOG` find them; while the application still runs
+        (Spark stops its event log with the context)."""
+        try:
+            if not self._closed:
+                self.sync()
+            self.report_metrics()
+            self.bridge.post_summary(json.dumps(self.stats(), sort_keys=True))
+        except Exception as e:
+            self._warn_once("summary", f"spark-lrc: stats not written to the event log: {e!r}")
 
     def _write_outputs(self) -> None:
         if self.settings.stats_path:

@@ -5,6 +5,7 @@ event lines and table text, in the formats `spark_plugin/wire.py` defines.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .config import PLUGIN_CLASS
@@ -34,11 +35,16 @@ class ShimNotLoaded(RuntimeError):
 
 
 class JvmBridge:
-    """Typed wrapper around `org.sparklrc.LrcBridge` (a class with static methods only)."""
+    """Typed wrapper around `org.sparklrc.LrcBridge`: its class (in a PySpark driver) or the
+    instance a sidecar's gateway serves as entry point (the same static methods)."""
 
-    def __init__(self, sc: Any):
-        jvm = sc._jvm
-        handle = jvm.org.sparklrc.LrcBridge
+    def __init__(self, handle: Any):
+        self._j = handle
+
+    @classmethod
+    def for_context(cls, sc: Any) -> "JvmBridge":
+        """The bridge of a PySpark SparkContext; ShimNotLoaded if the shim is not in it."""
+        handle = sc._jvm.org.sparklrc.LrcBridge
         # py4j returns a JavaPackage (not a JavaClass) for a class it cannot load.
         if type(handle).__name__ != "JavaClass":
             raise ShimNotLoaded(
@@ -49,7 +55,15 @@ class JvmBridge:
             raise ShimNotLoaded(
                 f"the shim jar is on the classpath but {PLUGIN_CLASS} is not loaded: "
                 f"add it to spark.plugins before the session starts")
-        self._j = handle
+        return cls(handle)
+
+    def spark_conf(self) -> dict[str, str]:
+        """The application's `spark.*` confs as the driver JVM holds them."""
+        return json.loads(self._j.sparkConf() or "{}")
+
+    def sidecar_running(self) -> bool:
+        """A sidecar brain (a child process of the driver JVM) owns this application's tables."""
+        return bool(self._j.sidecarRunning())
 
     def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
         """Buffered events; with `wait_ms`, block that long in the JVM while none arrived."""
@@ -64,6 +78,12 @@ class JvmBridge:
 
     def detach_brain(self) -> None:
         self._j.detachBrain()
+
+    def report_metrics(self, lines: str) -> None:
+        self._j.reportMetrics(lines)
+
+    def post_summary(self, stats_json: str) -> None:
+        self._j.postSummary(stats_json)
 
     def publish(self, version: int, rdd_arrays: str, planned_stages: str) -> None:
         self._j.publish(version, rdd_arrays, planned_stages)

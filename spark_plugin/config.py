@@ -85,6 +85,13 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.brain", "true", _bool,
         "Attach the Python brain when a session set up by spark-lrc starts; false leaves the JVM "
         "shim alone (its events stay in the buffer for another consumer, eviction stays LRU)."),
+    Key("spark.lrc.sidecar", "auto", _choice("auto", "true", "false"),
+        "Run the brain as a child process of the driver JVM (py4j on loopback, with a secret). "
+        "auto: when the driver is not a PySpark process (a Scala/Java application, spark-sql, "
+        "spark-shell, the Thrift server); a PySpark driver runs the brain in-process."),
+    Key("spark.lrc.python", None, _path,
+        "Python interpreter for the sidecar brain (it must import spark_plugin); default: "
+        "PYSPARK_DRIVER_PYTHON, PYSPARK_PYTHON, then python3. spark-lrc-submit sets its own."),
     Key("spark.lrc.peerMode", "task", _choice("task", "stage"),
         "LERC peer groups: task (conservative) or stage (aggressive)."),
     Key("spark.lrc.profile", None, _path,

@@ -49,16 +49,18 @@ def after_context_init(callback: Callable[[Any], None]) -> None:
     SparkContext._do_init = do_init_then_callbacks
 
 
-def after_context_stop(sc: Any, callback: Callable[[], None]) -> None:
-    """Call `callback()` right after `sc.stop()` (also through `SparkSession.stop()`), even if the
-    stop raised: Spark's listeners see the application end first."""
+def around_context_stop(sc: Any, before: Callable[[], None], after: Callable[[], None]) -> None:
+    """Call `before()` as `sc.stop()` (also through `SparkSession.stop()`) begins, while the
+    context still runs, and `after()` right after it, even if the stop raised: Spark's listeners
+    see the application end in between. `before` must not raise."""
     stop = sc.stop
 
     @functools.wraps(stop)
-    def stop_then_callback(*args: Any, **kwargs: Any) -> Any:
+    def stop_around(*args: Any, **kwargs: Any) -> Any:
+        before()
         try:
             return stop(*args, **kwargs)
         finally:
-            callback()
+            after()
 
-    sc.stop = stop_then_callback
+    sc.stop = stop_around

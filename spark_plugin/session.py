@@ -15,6 +15,7 @@ from . import pyspark_hooks
 from .bridge import JvmBridge, ShimNotLoaded, plugin_configured
 from .brain import Brain
 from .config import PLUGIN_CLASS, LrcConfigError, LrcSettings
+from .profile_check import check_profile
 
 log = logging.getLogger("spark_lrc")
 # The brain of each running SparkContext. Held weakly, and forgotten as soon as its context stops.
@@ -43,6 +44,7 @@ def configure(builder: Any, **options: Any) -> Any:
     Options are the `spark.lrc.*` keys as keywords (`policy="lerc"`, `trace_path=...`)."""
     existing = pyspark_hooks.builder_options(builder)
     settings = LrcSettings.from_conf(existing, **options)
+    check_profile(settings)  # a named profile that cannot load fails here, not in the brain
     for key, value in shim_confs(settings, existing).items():
         builder = builder.config(key, value)
     install_context_hook()
@@ -55,9 +57,14 @@ def attach(sc: Any, **options: Any) -> Brain:
     if brain is not None:
         return brain
     settings = LrcSettings.from_conf(dict(sc.getConf().getAll()), **options)
-    brain = Brain(JvmBridge(sc), settings).start()
+    bridge = JvmBridge.for_context(sc)
+    if bridge.sidecar_running():
+        raise LrcConfigError(
+            "this application's brain already runs as a sidecar process of the driver JVM "
+            "(spark.lrc.sidecar); its stats go to spark.lrc.statsPath")
+    brain = Brain(bridge, settings).start()
     _brains[sc] = brain
-    pyspark_hooks.after_context_stop(sc, lambda: _close(sc))
+    pyspark_hooks.around_context_stop(sc, before=brain.post_summary, after=lambda: _close(sc))
     log.info("spark-lrc: brain attached (policy %s)", settings.policy)
     return brain
 
@@ -131,7 +138,8 @@ def install_context_hook() -> None:
 def _attach_if_configured(sc: Any) -> None:
     try:
         conf = dict(sc.getConf().getAll())
-        if plugin_configured(conf.get("spark.plugins")) and LrcSettings.from_conf(conf).brain:
+        settings = LrcSettings.from_conf(conf)
+        if plugin_configured(conf.get("spark.plugins")) and settings.brain and settings.sidecar != "true":
             attach(sc)
     except Exception as e:
         log.warning("spark-lrc: brain not attached, Spark's LRU stays in effect: %s", e)

@@ -47,6 +47,10 @@ removes the RDD from the table; `rddId@part:p,part:p,...` changes only those par
 RDD's array (absent partitions of an RDD not in the table read 0). Only changed RDDs need to be
 sent. `planned_stages` is the comma-separated ids of the
 stages newly covered by this version.
+
+Metrics (`LrcBridge.reportMetrics(lines)`, applied by BrainMetrics): `name=value` lines, integer
+values, names `brain.<count>` and `brain.executor.<id>.<count>` (hits, misses, effectiveHits,
+evictions, tasks).
 """
 from __future__ import annotations
 
@@ -210,3 +214,17 @@ def encode_updates(updates: Mapping[int, Mapping[int, float]]) -> str:
 
 def encode_stages(stages: Iterable[int]) -> str:
     return ",".join(map(str, sorted(stages)))
+
+
+_METRIC_COUNTS = {"hits": "hits", "misses": "misses", "effectiveHits": "effective_hits",
+                  "evictions": "evictions", "tasks": "tasks"}
+
+
+def encode_metrics(stats: Mapping[str, Any]) -> str:
+    """The brain's counts (from `Brain.stats()`) for the driver's metrics system."""
+    rows = [f"brain.{name}={int(stats.get(key) or 0)}" for name, key in _METRIC_COUNTS.items()]
+    for ex, counts in (stats.get("executors") or {}).items():
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(ex))
+        rows += [f"brain.executor.{safe}.{name}={int(counts.get(key) or 0)}"
+                 for name, key in _METRIC_COUNTS.items()]
+    return "\n".join(rows)

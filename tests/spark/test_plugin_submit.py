@@ -18,6 +18,7 @@ from jvm_shim import jar_path
 from jvm_shim.testing import restart_jvm_if_needed
 from lrc.sim import simulate
 from lrc.trace import load_trace
+from spark_plugin.report import load_stats
 from workloads import pagerank
 
 pytestmark = pytest.mark.spark
@@ -26,9 +27,11 @@ QUIET = ["--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProg
 
 
 def test_submit_runs_an_unmodified_pyspark_script_and_writes_stats(tmp_path):
-    stats_path, trace_path = tmp_path / "stats.json", tmp_path / "trace.parquet"
+    stats_path, trace_path, events = tmp_path / "stats.json", tmp_path / "trace.parquet", tmp_path / "ev"
+    events.mkdir()
     out = subprocess.run(
-        [SUBMIT, "--master", "local[2]", *QUIET, "--conf", "spark.testing.memory=50331648", "--conf", "spark.testing.reservedMemory=0",
+        [SUBMIT, "--master", "local[2]", *QUIET, "--conf", "spark.eventLog.enabled=true",
+         "--conf", f"spark.eventLog.dir=file:{events}", "--conf", "spark.testing.memory=50331648", "--conf", "spark.testing.reservedMemory=0",
          "--policy", "lrc", "--lrc-conf", f"statsPath={stats_path}", "--lrc-conf", f"tracePath={trace_path}",
          str(ROOT / "workloads" / "pagerank.py"), "--scale", "1"],
         capture_output=True, text=True, timeout=300, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
@@ -39,6 +42,8 @@ def test_submit_runs_an_unmodified_pyspark_script_and_writes_stats(tmp_path):
     assert stats["tasks"] > 0 and stats["hits"] > 0
     assert stats["plan_latency_ms"]["count"] > 0
     assert load_trace(trace_path).accesses() > 0
+    summary = load_stats(next(events.iterdir()))  # the event log keeps the stats (at stop)
+    assert summary["policy"] == "lrc" and 0 < summary["hits"] <= stats["hits"]
 
 
 def test_submit_rejects_an_unknown_policy_before_spark_starts():
@@ -66,7 +71,8 @@ public class CacheApp {
 """
 
 
-def test_a_jvm_application_with_only_the_jvm_conf_runs_under_lru_and_says_so(tmp_path):
+def test_a_jvm_application_without_a_brain_runs_under_lru_and_says_so(tmp_path):
+    """The JVM conf alone, with the sidecar brain turned off (test_sidecar.py covers it on)."""
     import pyspark
 
     jars = Path(pyspark.__file__).parent / "jars"
@@ -78,7 +84,8 @@ def test_a_jvm_application_with_only_the_jvm_conf_runs_under_lru_and_says_so(tmp
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     out = subprocess.run(
         [str(submit), "--master", "local[2]", *QUIET, "--class", "CacheApp",
-         "--conf", "spark.plugins=org.sparklrc.LrcPlugin", "--jars", str(jar_path()), str(tmp_path / "app.jar")],
+         "--conf", "spark.plugins=org.sparklrc.LrcPlugin", "--conf", "spark.lrc.sidecar=false",
+         "--jars", str(jar_path()), str(tmp_path / "app.jar")],
         capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "RESULT 1000 999000" in out.stdout

@@ -6,7 +6,52 @@ package org.sparklrc;
  * Events) and tables (see TableCodec), whose formats spark_plugin/wire.py documents.
  */
 public final class LrcBridge {
-  private LrcBridge() {}
+  /** The entry point a sidecar's gateway serves (py4j calls the static methods through it). */
+  public LrcBridge() {}
+
+  /** The application's {@code spark.*} confs as a JSON object ("{}" without a driver plugin). */
+  public static String sparkConf() {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    if (p != null && p.sc != null) {
+      for (scala.Tuple2<String, String> kv : p.sc.conf().getAll()) {
+        out.put(kv._1(), kv._2());
+      }
+    }
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out);
+    } catch (Exception e) {
+      return "{}";
+    }
+  }
+
+  /**
+   * Posts the brain's stats (JSON) to the listener bus as a {@link SummaryEvent}, which the event
+   * log keeps; false when no application is running.
+   */
+  public static boolean postSummary(String statsJson) {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    if (p == null || p.sc == null) {
+      return false;
+    }
+    p.sc.listenerBus().post(new SummaryEvent(statsJson));
+    return true;
+  }
+
+  /** The brain's counts for the driver's metrics system: {@code name=value} lines. */
+  public static void reportMetrics(String lines) {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    BrainMetrics m = p == null ? null : p.metrics;
+    if (m != null) {
+      m.update(lines);
+    }
+  }
+
+  /** A sidecar brain (a child process of this driver JVM) owns the tables. */
+  public static boolean sidecarRunning() {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    return p != null && p.sidecar != null;
+  }
 
   /** The driver plugin is loaded in this JVM. */
   public static boolean active() {

@@ -9,7 +9,9 @@ import org.apache.spark.api.plugin.PluginContext;
 
 /**
  * Driver half: registers the listener, owns the table store and its endpoint (TableEndpoint:
- * executors' table requests, answered by push) and turns executors' sends into events; hands the {@code spark.lrc.*} settings to executors (see Settings).
+ * executors' table requests, answered by push), turns executors' sends into events, hands the
+ * {@code spark.lrc.*} settings to executors (see Settings) and, for a driver that is not PySpark,
+ * runs the brain as a child process (Sidecar).
  * Never throws out of a plugin callback.
  */
 public final class LrcDriverPlugin implements DriverPlugin {
@@ -24,6 +26,10 @@ public final class LrcDriverPlugin implements DriverPlugin {
   final TableStore tables = new TableStore();
   private volatile TableEndpoint endpoint;
   volatile SparkContext sc;
+  /** The brain's counts in the driver's metrics system (null if registering failed). */
+  volatile BrainMetrics metrics;
+  /** The brain's child process when the driver is not PySpark (null otherwise). */
+  volatile Sidecar sidecar;
 
   static LrcDriverPlugin current() {
     return current;
@@ -41,10 +47,16 @@ public final class LrcDriverPlugin implements DriverPlugin {
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();
       current = this;
+      try {
+        metrics = new BrainMetrics(ctx.metricRegistry());
+      } catch (Throwable t) {
+        LrcLog.warnOnce("driver.metrics", "spark-lrc: the brain's metrics are off", t);
+      }
       endpoint = TableEndpoint.start(sc.env().rpcEnv(), tables);
       if (!Settings.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
         sc.addSparkListener(new LrcListener(sc));
       }
+      sidecar = Sidecar.startIfWanted(sc, settings, tables);
     } catch (Throwable t) {
       LrcLog.warnOnce("driver.init", "spark-lrc: driver plugin failed to start; Spark's LRU stays"
           + " in effect", t);
@@ -79,6 +91,11 @@ public final class LrcDriverPlugin implements DriverPlugin {
   @Override
   public void shutdown() {
     try {
+      Sidecar s = sidecar;
+      if (s != null) {
+        s.stop(sc);
+        sidecar = null;
+      }
       tables.detachBrain();
       TableEndpoint e = endpoint;
       if (e != null) {

@@ -17,14 +17,16 @@ import org.apache.spark.storage.memory.MemoryStore;
 /**
  * Executor half: installs PriorityEntries in the MemoryStore, keeps the table current through a
  * TableWatch (the driver pushes every change; tasks of an unplanned stage wait, bounded, for its
- * plan) and reports per-task cache activity. Any failure leaves Spark's LRU in place; nothing here
- * fails a task.
+ * plan) and reports per-task cache activity, as events to the driver and as counters in Spark's
+ * metrics system (CacheMetrics). Any failure leaves Spark's LRU in place; nothing here fails a
+ * task.
  */
 public final class LrcExecutorPlugin implements ExecutorPlugin {
   private PluginContext ctx;
   private String executorId = "?";
   private volatile PriorityEntries entries;
   private volatile TableWatch watch;
+  private volatile CacheMetrics metrics;
   /** Stages whose table_in_force event was sent: the last RECENT_STAGES stages that ran here. */
   private static final int RECENT_STAGES = 1024;
   private final Set<Integer> reportedStages = Collections.newSetFromMap(
@@ -62,6 +64,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
     }
     sendEvent(Events.executorPlugin(executorId, entries != null, error));
     if (entries != null) {
+      // in init: Spark takes the plugin's metric source only if it has metrics when init returns
+      metrics = CacheMetrics.register(ctx, executorId);
       try {
         TableWatch w = new TableWatch(executorId, entries, waitMs, this::sendEvent);
         w.start();
@@ -147,6 +151,10 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       PriorityEntries.TaskCounters c = m.taskEnded(task[2]);
       if (c == null) {
         return;
+      }
+      CacheMetrics cm = metrics;
+      if (cm != null) {
+        cm.taskReported(c, executorId); // first: no sink lags what the driver was sent
       }
       sendEvent(Events.taskCache(executorId, (int) task[0], (int) task[1], task[2], c,
           m.version()));
