@@ -225,3 +225,20 @@ def test_the_thrift_server_gets_the_brain_and_writes_its_stats_when_stopped(tmp_
     finally:
         if server.poll() is None:
             server.kill()
+
+
+@pytest.mark.parametrize("python", ["/nonexistent/python3", "/usr/bin/python3"])
+def test_a_sidecar_that_cannot_start_is_one_warning_and_lru(tmp_path, python):
+    """No such interpreter, or one that cannot import spark_plugin's dependencies: the application
+    runs to the same result under Spark's LRU, with one warning naming the interpreter."""
+    if not Path(python).exists() and python != "/nonexistent/python3":
+        pytest.skip(f"{python} is not on this machine")
+    out = subprocess.run(
+        [SUBMIT, "--master", "local[1]", "--conf", "spark.ui.enabled=false", "--lrc-conf",
+         f"python={python}", "--class", "DeadVsHot", str(java_app()), "4", "10", "10"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("result {") and len(out.stdout.splitlines()) == 1, out.stdout
+    warnings = [line for line in out.stderr.splitlines() if "sidecar brain did not start" in line]
+    assert len(warnings) == 1 and python in warnings[0], out.stderr[-3000:]
+    assert "Spark's LRU stays in effect" in warnings[0]
