@@ -24,22 +24,31 @@ PRESSURE_CONF = {
 }
 
 
-def _jvm_has_shim() -> bool:
+def _jvm_has(classes: tuple[str, ...]) -> bool:
     from py4j.java_gateway import JavaClass
     from pyspark import SparkContext
 
     gw = SparkContext._gateway
-    return gw is None or isinstance(gw.jvm.org.sparklrc.LrcBridge, JavaClass)
+    if gw is None:
+        return True
+    for name in classes:
+        handle = gw.jvm
+        for part in name.split("."):
+            handle = getattr(handle, part)
+        if not isinstance(handle, JavaClass):
+            return False
+    return True
 
 
-def restart_jvm_if_needed() -> None:
+def restart_jvm_if_needed(classes: tuple[str, ...] = ("org.sparklrc.LrcBridge",)) -> None:
     """spark.jars reaches the driver's class loader only when the JVM starts: if this Python
-    process already runs a JVM without the shim, stop it so the next session launches a new one."""
+    process already runs a JVM that lacks one of `classes` (the shim's bridge by default), stop it
+    so the next session launches a new one."""
     from pyspark import SparkContext
 
     if SparkContext._active_spark_context is not None:
         SparkContext._active_spark_context.stop()
-    if _jvm_has_shim():
+    if _jvm_has(classes):
         return
     gw = SparkContext._gateway
     proc = getattr(gw, "proc", None)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-NAMES = ("pagerank", "cc", "ml", "svdpp", "zip", "sql", "mllib", "tpch")
+NAMES = ("pagerank", "cc", "ml", "svdpp", "zip", "sql", "mllib", "tpch",
+         "graphx_pagerank", "graphx_cc", "graphx_svdpp")
 
 WORKLOADS: dict[str, ModuleType] = {name: import_module(f"workloads.{name}") for name in NAMES}
 

@@ -22,6 +22,9 @@ FAST = {
     "mllib": {"iterations": 5},
     "tpch": {"rounds": 1},
 }
+# GraphX library workloads: tests/spark/test_graphx_workloads.py (their jar must be on spark.jars
+# when the driver JVM starts)
+GRAPHX = ("graphx_pagerank", "graphx_cc", "graphx_svdpp")
 # the second configuration: other partition count and other storage level
 OTHER_LEVEL = {"sql": "MEMORY_ONLY", "mllib": "MEMORY_ONLY", "tpch": "MEMORY_ONLY"}
 
@@ -39,7 +42,7 @@ def spark():
 
 
 def test_registry_lists_every_workload_with_run():
-    assert sorted(workloads.WORKLOADS) == sorted(FAST)
+    assert sorted(workloads.WORKLOADS) == sorted([*FAST, *GRAPHX])
     for name, mod in workloads.WORKLOADS.items():
         assert callable(mod.run), name
         assert "Caching pattern" in (mod.__doc__ or ""), f"{name} must document its caching"

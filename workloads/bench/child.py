@@ -176,7 +176,12 @@ def execute(spec: dict) -> dict[str, Any]:
     t0 = time.perf_counter()
     b = SparkSession.builder.master(spec["master"]).appName(
         f"bench-{spec['workload']}-{spec.get('policy') or 'off'}")
-    for k, v in {**BASE_CONF, **(spec.get("conf") or {})}.items():
+    conf = {**BASE_CONF, **(spec.get("conf") or {})}
+    extra = [str(j) for j in getattr(mod, "extra_jars", list)()]  # e.g. the GraphX workloads' jar
+    if extra:  # on spark.jars before the driver JVM starts (the plugin's configure keeps them)
+        have = [j for j in str(conf.get("spark.jars") or "").split(",") if j.strip()]
+        conf["spark.jars"] = ",".join(have + [j for j in extra if j not in have])
+    for k, v in conf.items():
         b = b.config(k, str(v))
     if spec.get("policy"):
         import spark_plugin

@@ -33,7 +33,7 @@ from workloads.bench import machine
 from workloads.bench.child import run_child
 from workloads.bench.report import render
 from workloads.bench.settings import Settings
-from workloads.bench.stats import UNLIMITED, fkey
+from workloads.bench.stats import PLAIN, UNLIMITED, fkey
 from workloads.bench.store import write_results
 from workloads.bench.target import Target
 
@@ -184,7 +184,8 @@ class Bench:
         refs = self.settings.refs
         tag = f"{w}-f{fkey(f)}-{policy}-r{rep}"
         profile = cal["trace"] if refs == "profile" else None
-        spec = self.spec(w, policy, cal["memory_fraction"][fkey(f)], tag, profile)
+        plugin = None if policy == PLAIN else policy  # plain: Spark without spark-lrc
+        spec = self.spec(w, plugin, cal["memory_fraction"][fkey(f)], tag, profile)
         t0 = time.perf_counter()
         out = self.child(spec)
         stats = out.get("stats") or {}
@@ -216,7 +217,7 @@ class Bench:
         }
         rec["checksum_ok"] = rec["ok"] and rec["checksum"] == cal["checksum"]
         rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
-        if rec["ok"] and self.settings.simulate and got:
+        if rec["ok"] and self.settings.simulate and got and plugin:
             rec.update(self.replay_own_run(rec["trace"], policy, got))
         return rec
 
@@ -277,7 +278,7 @@ class Bench:
                     bound["bound_hit_ratio"] = b
             except Exception as e:  # the bound is informative; never lose the replay for it
                 bound["bound_error"] = f"{type(e).__name__}: {e}"
-            for pol in ["min", *self.settings.policies]:
+            for pol in ["min", *(p for p in self.settings.policies if p != PLAIN)]:
                 refs = "profile" if pol == "min" else self.settings.refs
                 row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": refs, **bound}
                 try:

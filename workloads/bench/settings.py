@@ -8,6 +8,7 @@ from typing import Any
 
 import workloads
 from spark_plugin.config import LIVE_POLICIES as LIVE
+from workloads.bench.stats import PLAIN
 REFS = ("online", "profile")
 
 
@@ -34,9 +35,10 @@ class Settings:
         for w in list(self.scales) + list(self.kwargs):
             if w not in self.workloads:
                 raise SystemExit(f"--scale/--kw name {w!r} is not in --workloads")
-        bad = [p for p in self.policies if p not in LIVE]
+        bad = [p for p in self.policies if p not in (*LIVE, PLAIN)]
         if bad:
-            raise SystemExit(f"unknown live policies {bad}; valid: {', '.join(LIVE)}")
+            raise SystemExit(f"unknown live policies {bad}; valid: {', '.join(LIVE)}, and "
+                             f"{PLAIN} (Spark without spark-lrc at the same cache fraction)")
         if any(not 0 < f for f in self.fractions):
             raise SystemExit("cache fractions must be > 0")
         if self.repeat < 1:

@@ -57,6 +57,7 @@ def sim_row(sim: list[dict], workload: str, policy: str, fraction: float) -> dic
 
 
 # ---------------------------------------------------------------- unlimited memory and bounds
+PLAIN = "plain"  # the pseudo-policy of plugin-off runs at the policies' cache fraction
 UNLIMITED = "unlimited"  # the pseudo-policy of the plugin-off runs at ample memory (no fraction)
 NOISE_RATIO = 1.05  # a time ratio below this is within the noise, whatever the spread says
 
