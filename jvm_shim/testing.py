@@ -48,9 +48,20 @@ def restart_jvm_if_needed(classes: tuple[str, ...] = ("org.sparklrc.LrcBridge",)
 
     if SparkContext._active_spark_context is not None:
         SparkContext._active_spark_context.stop()
-    if _jvm_has(classes):
-        return
+    if not _jvm_has(classes):
+        stop_jvm()
+
+
+def stop_jvm() -> None:
+    """Stop this process's py4j JVM (the next session launches a new one): a JVM keeps the confs
+    it was launched with as system properties, which later sessions inherit."""
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
     gw = SparkContext._gateway
+    if gw is None:
+        return
     proc = getattr(gw, "proc", None)
     try:
         gw.shutdown()

@@ -17,7 +17,7 @@ import spark_plugin
 import workloads
 from conftest import BASE_CONF
 from jvm_shim import jar_path
-from jvm_shim.testing import restart_jvm_if_needed
+from jvm_shim.testing import restart_jvm_if_needed, stop_jvm
 from workloads import graphx
 
 pytestmark = pytest.mark.spark
@@ -30,6 +30,13 @@ SMALL = {"graphx_pagerank": {"scale": 0.1, "iterations": 4},
 # 4 MiB of unified memory: smaller than what the graphs cache, so the policies evict
 TIGHT = {"spark.testing.memory": str(8 << 20), "spark.testing.reservedMemory": "0",
          "spark.memory.fraction": "0.5"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fresh_jvm_afterwards():
+    """This module launches a JVM with tiny memory confs; later modules must not inherit them."""
+    yield
+    stop_jvm()
 
 
 def _session(policy: str | None):
