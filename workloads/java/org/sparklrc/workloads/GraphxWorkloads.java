@@ -1,6 +1,5 @@
 package org.sparklrc.workloads;
 
-import java.lang.reflect.Field;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -322,7 +321,7 @@ public final class GraphxWorkloads {
      * SVDPlusPlus leaves in each user's 4th attribute). SVDPlusPlus builds its graphs at MEMORY_ONLY
      * (it calls edges.cache() and Graph.fromEdges with the default levels), so only MEMORY_ONLY is
      * accepted. Its initial factors come from the JVM-global scala.util.Random without a seed
-     * (Spark's TODO); they are drawn here from a generator seeded by `seed` (see {@link #withSeededScalaRandom}).
+     * (Spark's TODO); they are drawn here from a generator seeded by `seed` (see {@link SeededScalaRandom}).
      */
     public static String svdpp(SparkContext sc, double scale, long seed, int iterations, int partitions,
                                String storageLevel, boolean details) {
@@ -349,7 +348,7 @@ public final class GraphxWorkloads {
         SVDPlusPlus.Conf conf = new SVDPlusPlus.Conf(SVD_RANK, iterations, 1.0, 5.0, 0.007, 0.007, 0.005, 0.015);
         String[] init = new String[1];
         Tuple2<Graph<Tuple4<double[], double[], Object, Object>, Object>, Object> res =
-            withSeededScalaRandom(seed, () -> SVDPlusPlus.run(ratings.rdd(), conf), init);
+            SeededScalaRandom.with(seed, () -> SVDPlusPlus.run(ratings.rdd(), conf), init);
         Graph<Tuple4<double[], double[], Object, Object>, Object> g = res._1();
         double mean = ((Number) res._2()).doubleValue();
 
@@ -397,64 +396,6 @@ public final class GraphxWorkloads {
         }
         unpersistSince(sc, before);
         return json(out);
-    }
-
-    /**
-     * Runs `body` with the draws that the calling thread makes from the JVM-global scala.util.Random
-     * coming from a generator seeded by `seed`; other threads (the task scheduler shuffles its offers
-     * with the same object) keep drawing from the original. SVDPlusPlus draws its initial factor
-     * vectors there (once, on the driver), so this makes it reproducible. Sets how[0] to "seeded",
-     * or "unseeded" when the field cannot be replaced (another Scala build): then the result may vary.
-     */
-    static <T> T withSeededScalaRandom(long seed, java.util.function.Supplier<T> body, String[] how) {
-        Object module = scala.util.Random$.MODULE$;
-        Field field;
-        Random original;
-        try {
-            field = scala.util.Random.class.getDeclaredField("self");
-            field.setAccessible(true);
-            original = (Random) field.get(module);
-            field.set(module, new ThreadSeeded(Thread.currentThread(), seed, original));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            how[0] = "unseeded";
-            return body.get();
-        }
-        how[0] = "seeded";
-        try {
-            return body.get();
-        } finally {
-            try {
-                field.set(module, original);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    }
-
-    /** java.util.Random seeded for one thread; the other threads draw from the original generator. */
-    static final class ThreadSeeded extends Random {
-        private final Thread owner;
-        private final Random others;
-        private long state;
-
-        ThreadSeeded(Thread owner, long seed, Random others) {
-            super(0L);
-            this.owner = owner;
-            this.others = others;
-            this.state = (seed ^ 0x5DEECE66DL) & ((1L << 48) - 1);
-        }
-
-        @Override
-        protected int next(int bits) {
-            if (Thread.currentThread() != owner) {
-                // what the original's next(bits) gives: the top `bits` of a 32-bit draw
-                return others.nextInt() >>> (32 - bits);
-            }
-            synchronized (this) {
-                state = (state * 0x5DEECE66DL + 0xBL) & ((1L << 48) - 1);
-                return (int) (state >>> (48 - bits));
-            }
-        }
     }
 
     // ------------------------------------------------------------------------------ main
