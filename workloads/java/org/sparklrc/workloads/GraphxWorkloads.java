@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.spark.SparkConf;
