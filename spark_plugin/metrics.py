@@ -4,7 +4,8 @@ What a task *should* have read comes from the plan (`Planner.task_reads`). A pla
 hit when the executor reports it read the block from its own memory store, or when the task did
 not recompute it (no put) and the block was in some executor's memory (a remote read): the same
 definition the simulator uses. Otherwise it is a miss (recomputed, or read back from disk for
-MEMORY_AND_DISK). A task with at least one planned read is an effective hit when all hit.
+MEMORY_AND_DISK). A task with at least one planned read is an effective hit when all hit. Hits and
+misses are counted per executor and per RDD (the report's per-RDD table).
 
 Each eviction comes with its reason from the executor: the order that picked the victim
 (`priority`: a table was in force and ranked it lowest, with its priority - ties go least recently
@@ -60,6 +61,8 @@ class Metrics:
     policy: str
     executors: dict[str, ExecutorCounts] = field(default_factory=lambda: defaultdict(ExecutorCounts))
     evictions_per_rdd: Counter = field(default_factory=Counter)
+    hits_per_rdd: Counter = field(default_factory=Counter)
+    misses_per_rdd: Counter = field(default_factory=Counter)
     plan_latency_ms: list[float] = field(default_factory=list)
     executor_wait_ms: list[float] = field(default_factory=list)
     push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_PUSHES))  # recent only
@@ -82,6 +85,10 @@ class Metrics:
         e.hits += hit
         e.remote_hits += len(remote)
         e.misses += len(reads) - hit
+        for rdd, _ in local | remote:
+            self.hits_per_rdd[rdd] += 1
+        for rdd, _ in reads - local - remote:
+            self.misses_per_rdd[rdd] += 1
         if reads:
             e.tasks_with_reads += 1
             e.effective_hits += hit == len(reads)
@@ -121,6 +128,8 @@ class Metrics:
             "evictions": total.evictions,
             "evictions_per_executor": {k: v.evictions for k, v in sorted(execs.items())},
             "evictions_per_rdd": {str(k): v for k, v in sorted(self.evictions_per_rdd.items())},
+            "hits_per_rdd": {str(k): v for k, v in sorted(self.hits_per_rdd.items())},
+            "misses_per_rdd": {str(k): v for k, v in sorted(self.misses_per_rdd.items())},
             "eviction_reasons": {"order": dict(sorted(self.eviction_orders.items())),
                                  "for_rdd": dict(sorted(self.evicted_for_rdd.items()))},
             "recent_evictions": list(self.recent_evictions),

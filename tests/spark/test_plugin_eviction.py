@@ -43,6 +43,8 @@ def test_lrc_evicts_blocks_nobody_will_read_where_lru_evicts_the_hot_ones(master
     # (Spark's order) decided.
     for stats in (lru_stats, lrc_stats):
         assert sum(stats["eviction_reasons"]["order"].values()) == stats["evictions"], stats
+        assert sum(stats["hits_per_rdd"].values()) == stats["hits"], stats
+        assert sum(stats["misses_per_rdd"].values()) == stats["misses"], stats
     assert lru_stats["recent_evictions"], lru_stats
     assert {e["priority"] for e in lru_stats["recent_evictions"]} <= {0, None}, lru_stats
     # LRC: the table ranked dead's blocks lowest (no references left). What they made room for

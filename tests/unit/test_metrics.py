@@ -1,0 +1,31 @@
+"""The brain's counters (spark_plugin.metrics): what a planned read counts as, per executor and per
+RDD, without a JVM."""
+from spark_plugin.metrics import Metrics
+
+
+def test_planned_reads_count_as_hits_remote_hits_or_misses_per_executor_and_per_rdd():
+    m = Metrics(policy="lrc")
+    elsewhere = {(2, 0)}  # in some other executor's memory
+    # task 1 reads rdd 1 p0 locally, rdd 2 p0 remotely (not recomputed), recomputes rdd 1 p1
+    m.task("1", planned_reads=[(1, 0), (2, 0), (1, 1)], hits={(1, 0)}, puts={(1, 1)},
+           evicted=[(3, 4)], in_memory_somewhere=lambda b: b in elsewhere)
+    # task 2 reads rdd 2 p0 recomputed although cached elsewhere (a put): a miss
+    m.task("2", planned_reads=[(2, 0)], hits=set(), puts={(2, 0)}, evicted=[],
+           in_memory_somewhere=lambda b: b in elsewhere)
+    # task 3 plans no read: not counted for effective hits
+    m.task("2", planned_reads=[], hits=set(), puts=set(), evicted=[], in_memory_somewhere=lambda b: False)
+    s = m.snapshot()
+    assert (s["tasks"], s["hits"], s["remote_hits"], s["misses"]) == (3, 2, 1, 2)
+    assert s["hit_ratio"] == 0.5 and s["effective_hits"] == 0 and s["tasks_with_reads"] == 2
+    assert s["hits_per_rdd"] == {"1": 1, "2": 1} and s["misses_per_rdd"] == {"1": 1, "2": 1}
+    assert s["evictions_per_rdd"] == {"3": 1} and s["evictions_per_executor"] == {"1": 1, "2": 0}
+    assert sum(s["hits_per_rdd"].values()) == s["hits"]
+    assert sum(s["misses_per_rdd"].values()) == s["misses"]
+
+
+def test_a_task_whose_every_planned_read_hits_is_an_effective_hit():
+    m = Metrics(policy="lerc")
+    m.task("1", planned_reads=[(1, 0), (1, 1)], hits={(1, 0), (1, 1)}, puts=set(), evicted=[],
+           in_memory_somewhere=lambda b: True)
+    s = m.snapshot()
+    assert s["effective_hits"] == 1 and s["effective_hit_ratio"] == 1.0 and s["hits_per_rdd"] == {"1": 2}
