@@ -377,3 +377,26 @@ def test_live_against_the_replay_of_the_same_run(res, tmp_path):
     render(tmp_path)
     md = (tmp_path / "report.md").read_text()
     assert "| pagerank | 0.5 | lrc | 71.0% | 75.0% | -5.0 [-18.0, +0.0] | 3 |" in md
+
+
+def test_merge_of_other_cache_fractions_keeps_the_runs_at_the_fractions_it_does_not_rerun(res, tmp_path):
+    base, extra = tmp_path / "base", tmp_path / "extra"
+    base.mkdir()
+    extra.mkdir()
+    res["command"] = "python -m workloads.bench --workloads pagerank --cache-fraction 0.5 --repeat 3"
+    res["settings"]["workloads"] = ["pagerank"]
+    (base / "results.json").write_text(json.dumps(res))
+    new = _results([_run("pagerank", p, f, 0, t) for f in (0.3, 0.7) for p, t in (("lru", 30.0), ("lrc", 10.0))])
+    new["command"] = "python -m workloads.bench --workloads pagerank --policies lru,lrc --cache-fraction 0.3,0.7"
+    new["settings"].update(workloads=["pagerank"], policies=["lru", "lrc"], cache_fractions=[0.3, 0.7])
+    new["calibration"]["pagerank"]["memory_fraction"] = {"0.3": 0.003, "0.7": 0.007}
+    (extra / "results.json").write_text(json.dumps(new))
+    merge(base, extra)
+    out = json.loads((base / "results.json").read_text())
+    assert sorted({(r["cache_fraction"], r["policy"]) for r in out["runs"]}) == [
+        (0.3, "lrc"), (0.3, "lru"), (0.5, "lerc"), (0.5, "lrc"), (0.5, "lru"), (0.7, "lrc"), (0.7, "lru")]
+    assert out["settings"]["cache_fractions"] == [0.3, 0.5, 0.7]
+    assert out["settings"]["policies"] == ["lru", "lrc", "lerc"]
+    assert out["calibration"]["pagerank"]["memory_fraction"] == {"0.5": 0.005, "0.3": 0.003, "0.7": 0.007}
+    assert out["command"].splitlines()[0] == res["command"]  # still contributes the 0.5 runs
+    assert len([r for r in out["sim"] if r["cache_fraction"] == 0.5]) == 2
