@@ -20,7 +20,7 @@ FAST = {
     "svdpp": {"rounds": 1, "eval_every": 1},
     "zip": {"rounds": 2},
     "sql": {"rounds": 1},
-    "mllib": {"iterations": 5},
+    "mllib": {"iterations": 5, "reg_params": (0.1,)},
     "tpch": {"rounds": 1},
 }
 # GraphX library workloads: tests/spark/test_graphx_workloads.py (their jar must be on spark.jars

@@ -305,7 +305,7 @@ def test_old_results_use_the_calibration_run_and_say_so(res, tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert stats.unlimited_times(res["runs"], res["calibration"]["pagerank"], "pagerank") == (
         [8.0], "calibration")
-    assert "pagerank: the calibration's single plugin-off run (this results.json predates" in md
+    assert "pagerank: the calibration's single plugin-off run (no repeated" in md
     assert "| pagerank | 0.5 | 2.50x [1.25-3.75] (1 unlimited run) | +0.83 | -0.42 | - |" in md
     assert "No simulator row carries `bound_hit_ratio`" in md
     assert "Spark task metrics" not in md  # none recorded then

@@ -35,7 +35,8 @@ def _unlimited(runs: list[dict], cal: dict, w: str) -> tuple[float | None, str]:
     med = statistics.median(xs)
     if src == "runs":
         return med, f"median of {len(xs)} interleaved runs [{min(xs):.2f}-{max(xs):.2f}]"
-    return med, "the calibration's single run (this results.json predates the repeated cell)"
+    return med, ("the calibration's single run (no repeated unlimited-memory cell: --no-unlimited, or a "
+                 "results.json that predates it)")
 
 
 def render(out_dir: str | Path) -> Path:
@@ -78,8 +79,8 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
           f"`spark.memory.fraction` from the executors' measured usable heap; each run records the "
           f"storage cap Spark applied.", "",
           f"Unlimited memory (`{UNLIMITED}`): plugin off at the calibration's spark.memory.fraction, "
-          f"repeated as often as the policies and interleaved with their runs; where a results.json "
-          f"predates that cell, the calibration's single plugin-off run stands in and the tables say "
+          f"repeated as often as the policies and interleaved with their runs; without that cell "
+          f"(`--no-unlimited`, or an older results.json), the calibration's single plugin-off run stands in and the tables say "
           f"so. Share of LRU's distance closed = (T_lru - T_policy) / (T_lru - T_unlimited), medians; "
           f"`-` when that distance is within the noise: T_lru / T_unlimited below {NOISE_RATIO:.2f}x, or "
           f"the two samples' ranges overlap (min LRU time <= max unlimited time).", ""]
@@ -136,8 +137,8 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     single = [w for w, h in how.items() if h.startswith("the calibration")]
     notes = [f"{w}: {h}" for w, h in how.items() if w not in single]
     if single:
-        notes.append(f"{', '.join(single)}: the calibration's single plugin-off run (this "
-                     f"results.json predates the repeated `{UNLIMITED}` cell)")
+        notes.append(f"{', '.join(single)}: the calibration's single plugin-off run (no repeated "
+                     f"`{UNLIMITED}` cell: --no-unlimited, or a results.json that predates it)")
     if notes:
         L += ["", "Unlimited: " + "; ".join(notes) + "."]
     L.append("")
