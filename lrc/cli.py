@@ -1,5 +1,5 @@
-"""``python -m lrc simulate ...``, ``python -m lrc whatif EVENTLOG ...`` and
-``python -m lrc bench-speed``."""
+"""``python -m lrc simulate ...``, ``python -m lrc whatif EVENTLOG ...``,
+``python -m lrc bench-speed`` and ``python -m lrc gpu-study``."""
 from __future__ import annotations
 
 import argparse
@@ -103,7 +103,30 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per point (median reported)")
     b.add_argument("--workload", choices=("cc", "pagerank"), default="cc",
                    help="bench trace: cc (real misses at 0.3/0.5) or the old pagerank (none)")
+    g = sub.add_parser("gpu-study", help="GPU stages on CPU + GPU executors: GPU-stage misses, "
+                                         "idle time, remote reads, placement (simulator)")
+    g.add_argument("--out", type=Path, default=Path("results/gpu"),
+                   help="write report.md, results.json, gpu.png here")
+    g.add_argument("--cache-fraction", type=_floats, default=[0.2, 0.3, 0.4, 0.5, 0.7, 1.0])
+    g.add_argument("--executors", type=_positive, default=4)
+    g.add_argument("--gpu-executors", type=_positive, default=2,
+                   help="how many of the executors (the last ones) have GPUs")
+    g.add_argument("--refs", choices=REFS, default="profile")
+    g.add_argument("--seed", type=int, default=0)
     return ap
+
+
+def run_gpu_study(args, argv: list[str]) -> int:
+    from lrc.gpu_study import run_study, write_report
+
+    if args.gpu_executors >= args.executors:
+        raise ValueError("--gpu-executors must leave at least one CPU executor")
+    rows = run_study(args.cache_fraction, args.executors, args.gpu_executors, refs=args.refs,
+                     seed=args.seed)
+    cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
+    path = write_report(rows, args.out, cmd, args.executors, args.gpu_executors, args.refs, 100e6)
+    print(f"report: {path}")
+    return 0
 
 
 def run_simulate(args) -> list[dict]:
@@ -138,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.cmd == "whatif":
             return run_whatif_cmd(args, argv)
+        if args.cmd == "gpu-study":
+            return run_gpu_study(args, argv)
         rows = run_simulate(args)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -13,6 +13,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 DISK_BYTES_PER_S = 200e6
+# A reference from a GPU stage weighs 1 + GPU_COST_WEIGHT x (GPUs per task) in the cost-aware
+# policy: a miss there leaves a GPU idle while the block is rebuilt, and a GPU costs roughly an
+# order of magnitude more per hour than a CPU core (cloud list prices of a GPU instance per GPU
+# against a CPU core: about 8-10x), so its time is worth that much more.
+GPU_COST_WEIGHT = 8.0
 UNKNOWN = 1.0  # seconds per byte when nothing is known: every block the same (distance decides)
 
 

@@ -120,7 +120,9 @@ class RDD:
 
 @dataclass
 class Stage:
-    """A stage: ``rdd_id`` is its final RDD, ``partitions`` those it computes (default all)."""
+    """A stage: ``rdd_id`` is its final RDD, ``partitions`` those it computes (default all).
+    ``gpus``: GPUs per task of its resource profile (0: a CPU stage); stage-level scheduling runs
+    its tasks only on executors with GPUs, and a miss there leaves a GPU idle."""
 
     id: int
     rdd_id: int
@@ -128,6 +130,7 @@ class Stage:
     parent_ids: tuple[int, ...] = ()
     job_id: int | None = None
     partitions: tuple[int, ...] | None = None
+    gpus: float = 0.0
 
     def __post_init__(self) -> None:
         self.parent_ids = tuple(self.parent_ids)
@@ -262,7 +265,7 @@ class AppDAG:
             return d
 
         return {"rdds": [rdd(r) for r in self.rdds.values()],
-                "stages": [asdict(s) for s in self.stages.values()],
+                "stages": [_stage_dict(s) for s in self.stages.values()],
                 "jobs": [asdict(j) for j in self.jobs.values()]}
 
     def to_json(self) -> str:
@@ -339,6 +342,15 @@ class AppDAG:
         return None
 
 
+def _stage_dict(s: Stage) -> dict[str, Any]:
+    """A CPU stage is written without ``gpus``: traces without GPU stages stay as they were
+    (and readable by versions that predate the field)."""
+    d = asdict(s)
+    if not d["gpus"]:
+        del d["gpus"]
+    return d
+
+
 def _rdd_from(**d: Any) -> RDD:
     deps = d.pop("deps", ())
     if not isinstance(deps, (list, tuple)):
@@ -355,6 +367,11 @@ def _int(v: Any, name: str, lo: int = 0, hi: int = MAX_ID) -> None:
 def _ints(vs: Any, name: str) -> None:
     for v in vs:
         _int(v, name)
+
+
+def _amount(v: Any, name: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+        raise ValueError(f"{name} must be a finite number >= 0; got {v!r}"[:200])
 
 
 def _str(v: Any, name: str) -> None:
@@ -376,9 +393,7 @@ def _check_rdd(r: RDD) -> None:
             _int(b, "block_bytes", 0, MAX_BYTES)
     elif r.block_bytes is not None:
         _int(r.block_bytes, "block_bytes", 0, MAX_BYTES)
-    c = r.compute_cost
-    if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
-        raise ValueError(f"compute_cost must be a finite number >= 0; got {c!r}"[:200])
+    _amount(r.compute_cost, "compute_cost")
     if not isinstance(r.cached, bool):
         raise ValueError(f"cached must be true or false; got {r.cached!r}"[:200])
     for k in ("storage_level", "name", "call_site"):
@@ -393,6 +408,7 @@ def _check_stage(s: Stage) -> None:
     if s.job_id is not None:
         _int(s.job_id, "job_id")
     _ints(s.partitions or (), "partitions")
+    _amount(s.gpus, "gpus")
 
 
 def _check_job(j: Job) -> None:

@@ -131,6 +131,14 @@ class EvictionIndex:
         self.used -= size
         self.rdd_used[self.rdd_of[b]] -= size
 
+    def room_below(self, prio: float, rdd: int) -> int:
+        """Bytes an insert of a block of ``rdd`` at ``prio`` can take without evicting a block of
+        priority ``prio`` or more: free space plus the other RDDs' blocks below it (eviction
+        takes those first). A scan, for the occasional placement, not for the replay's path."""
+        rdd_of, sizes = self.rdd_of, self.sizes
+        return self.capacity - self.used + sum(sizes[e[2]] for e in self.entry if e is not None
+                                               and e[0] < prio and rdd_of[e[2]] != rdd)
+
     def drop_rdd(self, rdd: int) -> list[int]:
         """Remove every block of ``rdd`` (unpersist); returns them."""
         entry = self.entry

@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds, IdView
-from lrc.cost import MissCosts
+from lrc.cost import GPU_COST_WEIGHT, MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage
 from lrc.policies import Policy, get_policy
 from lrc.predict import Predictor, shape_of
@@ -52,12 +52,19 @@ class Planner:
     the policies that rank by the distance to the next read (mrd, crd); lrc and lerc stay
     LRC-Online as the papers define them (a count with more far-away reads misleads them: on a
     recorded PageRank the simulated LRC hit ratio falls from 0.71 to 0.60 with predictions).
+    ``gpu_cost_weight``: a stage with ``gpus`` GPUs per task weighs 1 + gpu_cost_weight x gpus in
+    the cost-aware policy (``RefState.seq_weight``; ``lrc.cost.GPU_COST_WEIGHT``); 0: no weight.
     """
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
                  simulated: bool = False, block_ids: BlockIds | None = None,
-                 predict: bool | None = None, costs: MissCosts | None = None) -> None:
+                 predict: bool | None = None, costs: MissCosts | None = None,
+                 gpu_cost_weight: float = GPU_COST_WEIGHT) -> None:
         self.policy = get_policy(policy)
+        if not 0 <= gpu_cost_weight < float("inf"):
+            raise ValueError("gpu_cost_weight must be a finite number >= 0, "
+                             f"not {gpu_cost_weight!r}")
+        self.gpu_cost_weight = gpu_cost_weight
         if self.policy.needs_future and not simulated:
             raise ValueError(f"policy {self.policy.name!r} needs the future access sequence: "
                              "simulator only (python -m lrc simulate)")
@@ -120,6 +127,14 @@ class Planner:
             seq = seqs.get(sid) or seqs.setdefault(sid, self._next_seq())
             add(sid, part, reads, seq)
         self.planned.update(seqs)
+        for sid, seq in seqs.items():
+            self._weigh(self.dag.stages.get(sid), seq)
+
+    def _weigh(self, stage: Stage | None, seq: int | None) -> None:
+        """A GPU stage's references weigh more (what a miss there costs: an idle GPU)."""
+        if stage is not None and stage.gpus > 0 and seq is not None and self.gpu_cost_weight:
+            # (bounded: an absurd GPU amount must not make a weight inf, and inf x 0 NaN)
+            self.refs.seq_weight[seq] = min(1.0 + self.gpu_cost_weight * stage.gpus, 1e300)
 
     # ---- DAG events ------------------------------------------------------------------------
     def add_job(self, job: Job, stages: list[Stage], rdds: list[RDD]) -> None:
@@ -190,6 +205,7 @@ class Planner:
         seq = self.refs.stage_seq
         ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
         tasks = [list(self.refs.pending[s].values()) for s in ran]
+        weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
         result = self._created_at(self.dag.stages[max(job.stage_ids)].rdd_id
                                   if job.stage_ids else -1)
         for r in self.dag.rdds:
@@ -201,11 +217,11 @@ class Planner:
         signature = result
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
-        self.predictor.observe(shape_of(signature, tasks, key, new))
+        self.predictor.observe(shape_of(signature, tasks, key, new, weights))
         now = self._generations()
         shift: Counter[str] = Counter()
         for shape in self.predictor.cycle():
-            for tasks in shape.stages:
+            for k, tasks in enumerate(shape.stages):
                 order = self._next_seq()
                 sid = -order  # unique, and never a Spark stage id
                 for part, reads in enumerate(tasks):
@@ -218,6 +234,9 @@ class Planner:
                                 blocks.append((rid, p))
                     if blocks:
                         self.refs.add_task(sid, part, self._keys(blocks), order)
+                w = shape.weights[k] if k < len(shape.weights) else 1.0
+                if w != 1.0 and sid in self.refs.stage_seq:
+                    self.refs.seq_weight[order] = w
                 self.predicted.append(sid)
             shift.update(dict(shape.new_generations))
         # what the job newly caches and neither it nor a predicted job reads: the application
@@ -257,6 +276,7 @@ class Planner:
                     self._builder[b[0]] = stage.id
                     self._builds.setdefault(stage.id, set()).add(b[0])
         self.planned.add(stage.id)
+        self._weigh(stage, self.refs.stage_seq.get(stage.id))
 
     def stage_submitted(self, stage_id: int) -> None:
         """A stage really runs; plan it now if no job start announced it."""

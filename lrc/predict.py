@@ -33,6 +33,7 @@ class JobShape:
     signature: str
     stages: tuple[tuple[tuple[Key, ...], ...], ...]
     new_generations: tuple[tuple[str, int], ...]  # datasets this job adds generations to
+    weights: tuple[float, ...] = ()  # per stage: what a miss there costs (GPU stages weigh more)
 
 
 class Predictor:
@@ -73,11 +74,13 @@ class Predictor:
 
 
 def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
-             key: "callable", new_generations: Counter[str]) -> JobShape:
-    """A JobShape from a job's planned tasks (per stage, each task's reads); ``key`` maps a
-    block to its Key, or None for one the prediction cannot name (then it is left out)."""
-    out = []
-    for tasks in stages:
+             key: "callable", new_generations: Counter[str],
+             weights: Sequence[float] = ()) -> JobShape:
+    """A JobShape from a job's planned tasks (per stage, each task's reads, and its ``weights``
+    if any); ``key`` maps a block to its Key, or None for one the prediction cannot name (then
+    it is left out)."""
+    out, kept = [], []
+    for i, tasks in enumerate(stages):
         keyed = []
         for reads in tasks:
             ks = tuple(k for k in map(key, reads) if k is not None)
@@ -85,4 +88,6 @@ def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
                 keyed.append(ks)
         if keyed:
             out.append(tuple(keyed))
-    return JobShape(signature, tuple(out), tuple(sorted(new_generations.items())))
+            kept.append(weights[i] if i < len(weights) else 1.0)
+    return JobShape(signature, tuple(out), tuple(sorted(new_generations.items())),
+                    tuple(kept) if any(w != 1.0 for w in kept) else ())

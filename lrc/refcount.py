@@ -43,6 +43,9 @@ class RefState:
         self.count_changes = True
         self.next_seqs: dict[Hashable, dict[int, int]] = {}  # block -> stage seq -> references
         self.next_ref: dict[Hashable, float] = {}
+        # what a miss in the stage planned at a sequence number costs, relative to a CPU stage:
+        # only weighted (GPU) stages are listed, every other stage weighs 1.0
+        self.seq_weight: dict[int, float] = {}
         # future knowledge (position of each block's next access): only a simulator fills it
         self.next_access: dict[Hashable, float] | list[float] = _Never()
         self.relative = False  # set by the planner for policies whose priority depends on now
@@ -136,7 +139,9 @@ class RefState:
         """Drop the stage's references and every trace of it (a predicted stage replaced)."""
         self.drop_stage(stage_id)
         self.pending.pop(stage_id, None)
-        self.stage_seq.pop(stage_id, None)
+        seq = self.stage_seq.pop(stage_id, None)
+        if seq is not None:
+            self.seq_weight.pop(seq, None)
 
     # ---- queries -----------------------------------------------------------------------------
     def refs(self, block: Hashable) -> int:

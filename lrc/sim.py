@@ -14,20 +14,25 @@ job by job with predicted references for the jobs to come, ``"blind"``: job by j
 ``"profile"``: preloaded from the trace itself, a recurring application),
 keyed by the compiled trace's block ids. Constant policies (lru) need no state; policies that
 need the future (min) get each block's next access position from the trace.
+
+``cluster=MixedCluster(...)`` (``lrc.mixed``) replays on CPU and GPU executors with stages bound
+to a kind, remote reads charged, and optionally the placement step ahead of GPU stages; without
+it nothing of that runs and the numbers are those of one kind of executor.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
 from lrc.compiled import CompiledTrace
-from lrc.cost import DISK_BYTES_PER_S, ArrayCosts
+from lrc.cost import DISK_BYTES_PER_S, GPU_COST_WEIGHT, ArrayCosts
 from lrc.evict import EvictionIndex
+from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
 from lrc.trace import Trace
 
-__all__ = ["CompiledTrace", "SimResult", "simulate"]
+__all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 
 # where references come from: the trace itself (a recurring application's profile), job by job
 # as live (predicted references for the jobs not yet submitted for mrd/crd), job by job only
@@ -51,6 +56,7 @@ class SimResult:
     disk_reads: int = 0
     est_runtime: float = 0.0
     evicted: list = field(default_factory=list)  # victims, only with log_evictions
+    mixed: MixedResult | None = None  # GPU-executor counts, only with a MixedCluster
 
     @property
     def hit_ratio(self) -> float:
@@ -62,7 +68,9 @@ class SimResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        del d["evicted"]
+        del d["evicted"], d["mixed"]
+        if self.mixed is not None:
+            d.update(self.mixed.to_dict())
         d["hit_ratio"] = self.hit_ratio
         d["effective_hit_ratio"] = self.effective_hit_ratio
         return d
@@ -70,30 +78,39 @@ class SimResult:
 
 def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction: float,
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
-             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False) -> SimResult:
+             disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
+             cluster: MixedCluster | None = None,
+             gpu_cost_weight: float = GPU_COST_WEIGHT) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
-    ``log_evictions`` records victims in ``result.evicted``. A CompiledTrace can be replayed
-    any number of times: a replay never changes it."""
+    ``log_evictions`` records victims in ``result.evicted``. ``cluster``: executors of two
+    kinds (``lrc.mixed``); ``gpu_cost_weight``: what GPU-stage references weigh in crd
+    (``Planner``). A CompiledTrace can be replayed any number of times: a replay never
+    changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
-                   disk_bytes_per_s, log_evictions).run()
+                   disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight).run()
 
 
 class _Replay:
     """One replay: per-executor caches, the policy's state, the cost model, the counters."""
 
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
-                 cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool) -> None:
+                 cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool,
+                 cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT) -> None:
         self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
+        # the DAG as the planner sees it: stages a MixedCluster binds to GPUs carry gpus
+        self.dag = gpu_view(ct.trace.dag, cluster.gpu_stages) if cluster else ct.trace.dag
+        self.mixed = Mixed(cluster, self.dag, executors, ct) if cluster else None
         per_exec = int(fraction * ct.working_set_bytes / executors)
         self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
-                             cache_bytes=per_exec * executors)
+                             cache_bytes=per_exec * executors,
+                             mixed=self.mixed.res if self.mixed else None)
         self.log = self.res.evicted if log else None
         self.where = [-1] * len(ct.blocks)  # executor caching each block, -1: none
         self.on_disk = bytearray(len(ct.blocks))
@@ -111,9 +128,9 @@ class _Replay:
                                    block_ids=ct.block_ids.copy(),
                                    predict=None if refs == "online" else False,
                                    costs=ArrayCosts(ct.lineage_cost, ct.sizes, ct.disk,
-                                                    disk_bw))
+                                                    disk_bw), gpu_cost_weight=gpu_weight)
             if refs == "profile":
-                self.planner.preload(ct.trace.dag, ct.tasks())
+                self.planner.preload(self.dag, ct.tasks())
             state = self.planner.refs
         self.cache_aware = self.planner is not None and self.planner.cache_aware
         self.prio = policy.bind(state)
@@ -138,7 +155,7 @@ class _Replay:
         if p is None:
             return
         if kind == 0:
-            dag = self.ct.trace.dag
+            dag = self.dag
             job = dag.jobs.get(arg)
             if job is not None:  # the trace describes each RDD once: new ones only
                 rdds = [r for r in self.ct.job_rdds[arg] if r.id not in p.dag.rdds]
@@ -176,7 +193,7 @@ class _Replay:
         def load(b: int, ex: int, pinned, miss: bool) -> float:
             """Cache ``b`` on ``ex``; a ``miss`` first re-reads it from disk or recomputes it
             from lineage (its inputs' misses recursively). Returns the seconds that took."""
-            nonlocal stamp, evictions, disk_reads, recomputed
+            nonlocal stamp, disk_reads, recomputed
             cost = 0.0
             if miss:
                 if on_disk[b]:
@@ -192,10 +209,16 @@ class _Replay:
                         else:
                             stamp += 1
                             caches[e].touch(i, prio(i), stamp)
+            store(b, ex, pinned)
+            return cost
+
+        def store(b: int, ex: int, pinned=()) -> bool:
+            """Cache ``b`` on ``ex`` (evicting what the policy says); False if it did not fit."""
+            nonlocal stamp, evictions
             stamp += 1
             victims = caches[ex].insert(b, prio(b), stamp, pinned)
             if victims is None:
-                return cost
+                return False
             if victims:
                 for v in victims:
                     where[v] = -1
@@ -211,20 +234,28 @@ class _Replay:
                     reorder()
             elif materialized is not None and b not in materialized:
                 planner.set_cached(b, True)  # (else it would change nothing)
-            return cost
+            return True
 
         stage_load: dict[int, list[float]] = {}
         cur_stage = busy = None
         nreads = nhits = twr = tah = tasks = 0
+        mixed = self.mixed
+        gpu_stages = mixed.gpu_stages if mixed is not None else ()
         for ev in ct.events:
             if ev[0] != 2:
                 self.control(ev[0], ev[1])
                 if planner is not None:
                     reorder()
+                if ev[0] == 1 and mixed is not None and mixed.placement \
+                        and ev[1] in gpu_stages:
+                    mixed.place(mixed.planned(ev[1], planner), caches, where, prio, store)
                 continue
             _, stage, part, rec_ex, reads, creates, dur = ev
             # placement: recorded executor if in range; else the one holding most input bytes
-            if 0 <= rec_ex < n:
+            if mixed is not None:  # (a kind of executor per stage: lrc.mixed)
+                gpu = stage in gpu_stages
+                ex = mixed.executor(gpu, part, rec_ex, reads, where, sizes)
+            elif 0 <= rec_ex < n:
                 ex = rec_ex
             elif len(reads) == 1:
                 ex = where[reads[0]]
@@ -251,6 +282,8 @@ class _Replay:
                     cost += load(b, ex, reads, True)
                 else:
                     hit_reads.append((b, e, stamp))
+            if mixed is not None:
+                cost += mixed.task_reads(gpu, ex, reads, hit_reads, cost - dur, sizes)
             for b in creates:
                 if na is not None:
                     na[b] = nxt[pos]

@@ -72,8 +72,11 @@ class App:
         self.dag.add_stage(Stage(sid, rdd_id, n, tuple(sorted(set(parents)))))
         return sid
 
-    def action(self, rdd_id: int) -> int:
+    def action(self, rdd_id: int, gpus: float = 0.0) -> int:
+        """A job computing ``rdd_id``; ``gpus``: its result stage's GPUs per task (a resource
+        profile binding it to GPU executors)."""
         final = self._stage(rdd_id)
+        self.dag.stages[final].gpus = gpus
         ids, stack = set(), [final]
         while stack:
             s = stack.pop()
@@ -202,7 +205,33 @@ def zip_(seed: int = 0, parts: int = 16, rounds: int = 6) -> Trace:
     return a.trace()
 
 
-WORKLOADS = {"pagerank": pagerank, "cc": cc, "ml": ml, "svdpp": svdpp, "zip": zip_}
+def gpu_train(seed: int = 0, parts: int = 16, epochs: int = 8) -> Trace:
+    """Issue 13's scenario: CPU ETL builds and caches a feature set and a lookup table of the
+    same size and cost (each a parse after a shuffle). Each epoch a GPU stage (one GPU per task)
+    trains on the features; then CPU jobs cache a new batch of other data (read twice, dropped
+    the epoch after) and read the lookup table: the batch competes with both for the CPU
+    executors' memory. Each epoch also caches its small output (predictions), which a CPU job
+    reads once: dead blocks on the GPU executors, never unpersisted."""
+    a = App("gpu_train", seed, parts)
+    features = a.rdd([shuffle(a.rdd(cost=0.2))], mb=12, cost=1.2, name="features")
+    lookup = a.rdd([shuffle(a.rdd(cost=0.2))], mb=12, cost=1.2, name="lookup")
+    a.action(features)
+    a.action(lookup)
+    old = None
+    for i in range(epochs):
+        preds = a.rdd([o2o(features)], mb=1, cost=0.4, name=f"epoch{i}")
+        a.action(preds, gpus=1.0)
+        batch = a.rdd([shuffle(a.rdd(cost=0.1))], mb=8, cost=0.8, name=f"batch{i}")
+        a.action(a.rdd([o2o(batch), o2o(preds)], cost=0.05, name=f"eval{i}"))
+        a.action(a.rdd([o2o(batch), o2o(lookup)], cost=0.05, name=f"report{i}"))
+        if old is not None:
+            a.unpersist(old)
+        old = batch
+    return a.trace()
+
+
+WORKLOADS = {"pagerank": pagerank, "cc": cc, "ml": ml, "svdpp": svdpp, "zip": zip_,
+             "gpu_train": gpu_train}
 
 
 def make(name: str, seed: int = 0, **kw) -> Trace:

@@ -14,7 +14,10 @@ class CRD(Policy):
     to lose even when it is read soon. The distance is squared: a block held for d stages takes
     its bytes from every block read in between, and the farther its read, the likelier it is
     evicted before it anyway (measured in the simulator: with d instead of d^2 crd loses 4.4
-    hit-ratio points to mrd on zip at F=0.3; with d^2 no synthetic cell loses a point)."""
+    hit-ratio points to mrd on zip at F=0.3; with d^2 no synthetic cell loses a point).
+
+    A block whose next reference is a GPU stage weighs by that stage's weight
+    (``refs.seq_weight``, ``Planner(gpu_cost_weight=...)``): a miss there leaves a GPU idle."""
 
     name = "crd"
     needs_order = True
@@ -22,13 +25,14 @@ class CRD(Policy):
     relative = True
 
     def bind(self, refs):
-        get, density = refs.next_ref.get, refs.costs.density
+        get, density, weight = refs.next_ref.get, refs.costs.density, refs.seq_weight.get
 
         def priority(block):
             nxt = get(block)
             if nxt is None:
                 return -INF
             d = max(1, nxt - refs.now + 1)
-            return density(block) / (d * d)
+            w = weight(nxt)
+            return density(block) / (d * d) if w is None else w * density(block) / (d * d)
 
         return priority

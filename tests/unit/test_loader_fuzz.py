@@ -71,7 +71,7 @@ def small_trace() -> Trace:
     dag.add_rdd(RDD(4, 2, (Dependency(2, "explicit", mapping=((0, 1), (1,))),)))
     dag.add_stage(Stage(0, 2, 2, job_id=0))
     dag.add_stage(Stage(1, 3, 4, (0,), job_id=0))
-    dag.add_stage(Stage(2, 4, 2, (0,), job_id=1, partitions=(0, 1)))
+    dag.add_stage(Stage(2, 4, 2, (0,), job_id=1, partitions=(0, 1), gpus=1.0))  # a GPU stage
     dag.add_job(Job(0, (0, 1)))
     dag.add_job(Job(1, (2,)))
     ev = [Event.job_start(0), Event.stage_submitted(0)]
@@ -334,6 +334,8 @@ def test_a_cartesian_rdd_of_ten_million_partitions_is_not_materialized_as_a_mapp
     (("dag", "rdds", 4, "deps", 0, "mapping"), [[0, -1], [1]], "deps.mapping must be"),
     (("dag", "stages", 0, "id"), -1, "id must be a whole number"),
     (("dag", "stages", 2, "partitions"), [0, 2**40], "partitions must be a whole number"),
+    (("dag", "stages", 2, "gpus"), -0.5, "gpus must be a finite number"),
+    (("dag", "stages", 2, "gpus"), "1", "gpus must be a finite number"),
     (("dag", "jobs", 0, "stage_ids"), [0, 1.5], "stage_ids must be a whole number"),
     (("events", 2, "partition"), float("inf"), "partition must be a whole number"),
     (("events", 2, "stage_id"), 2**31, "stage_id must be a whole number"),
