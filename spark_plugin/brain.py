@@ -38,7 +38,8 @@ class Brain:
         profile = load_trace(settings.profile) if settings.profile else None
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
                                predict={"auto": None, "true": profile is None,
-                                        "false": False}[settings.predict])
+                                        "false": False}[settings.predict],
+                               gpu_cost_weight=settings.gpu_cost_weight)
         self.metrics = Metrics(settings.policy)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
@@ -90,12 +91,28 @@ class Brain:
                 self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in())
                 self._cpu_s = time.thread_time()  # this thread's CPU so far (the brain's cost)
                 if time.monotonic() - self._last_metrics >= self._METRICS_EVERY_S:
+                    self._check_dropped()
                     self.report_metrics()
             except Exception as e:  # py4j gone (JVM stopped) or a bug: never kill the app
                 self._warn_once("loop", f"spark-lrc brain stopped draining events: {e!r}")
+                if not self._stop.is_set():  # LRU now, not after the JVM's brainTimeoutMs
+                    self._fall_back(f"the brain stopped: {e!r}")
+                    try:
+                        self.bridge.detach_brain()
+                    except Exception:
+                        pass  # the JVM's watchdog detaches it after spark.lrc.brainTimeoutMs
                 return
 
-    _METRICS_EVERY_S = 1.0  # the brain's counts reach Spark's metrics system this often
+    _METRICS_EVERY_S = 1.0  # the brain's counts reach Spark's metrics system (and drops) this often
+
+    def _check_dropped(self) -> None:
+        """Events the JVM dropped (its buffer was full) would leave counts wrong for the rest of
+        the application: fall back to Spark's LRU, saying how to avoid it."""
+        if self.degraded is None and (n := self.bridge.dropped()):
+            self._fall_back(f"{n} events were dropped because the JVM's buffer was full (raise "
+                            f"spark.lrc.bufferSize, now {self.settings.buffer_size}); reference "
+                            f"counts would be wrong")
+            self.bridge.detach_brain()
 
     def report_metrics(self) -> None:
         """Hand the counts to the driver's metrics system (BrainMetrics gauges)."""

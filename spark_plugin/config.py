@@ -43,6 +43,16 @@ _positive_int = _int_at_least(1)
 _non_negative_int = _int_at_least(0)
 
 
+def _non_negative_number(value: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise LrcConfigError(f"must be a number; got {value!r}") from None
+    if not 0 <= x < float("inf"):
+        raise LrcConfigError(f"must be a finite number >= 0; got {value!r}")
+    return x
+
+
 def _bool(value: str) -> bool:
     v = str(value).strip().lower()
     if v in ("true", "1", "yes"):
@@ -57,7 +67,11 @@ def _path(value: str) -> str | None:
 
 
 def _conf_text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # 8.0 -> "8", as the defaults are written
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -73,8 +87,8 @@ class Key:
 
     @property
     def kwarg(self) -> str:
-        """`spark.lrc.tableWaitMs` -> `table_wait_ms`."""
-        short = self.name.removeprefix("spark.lrc.")
+        """`spark.lrc.tableWaitMs` -> `table_wait_ms`, `spark.lrc.gpu.costWeight` -> `gpu_cost_weight`."""
+        short = self.name.removeprefix("spark.lrc.").replace(".", "_")
         return "".join("_" + c.lower() if c.isupper() else c for c in short)
 
 
@@ -101,6 +115,9 @@ KEYS: tuple[Key, ...] = (
         "Without a profile, predict the reads of the jobs an iterative application has not "
         "submitted yet from the jobs it repeats (RDD call sites and generations). auto: for "
         "the policies that rank by the distance to the next read (mrd, crd)."),
+    Key("spark.lrc.gpu.costWeight", "8", _non_negative_number,
+        "crd: a block next read by a stage whose resource profile gives each task G GPUs weighs "
+        "1 + costWeight x G (a miss there leaves a GPU idle); 0: GPU stages weigh like the others."),
     Key("spark.lrc.tracePath", None, _path,
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
     Key("spark.lrc.statsPath", None, _path,
@@ -108,6 +125,9 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.tableWaitMs", "1000", _non_negative_int,
         "On the first task of a stage the table does not cover yet, an executor waits at most this "
         "long for the driver's plan (then proceeds with what it has)."),
+    Key("spark.lrc.brainTimeoutMs", "30000", _positive_int,
+        "When buffered events have waited this long for the brain (it died, was killed or "
+        "hangs), the driver clears the table: executors evict in Spark's LRU order, logged once."),
     Key("spark.lrc.bufferSize", "100000", _positive_int,
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
     Key("spark.lrc.publishMs", "0", _non_negative_int,

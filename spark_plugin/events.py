@@ -50,6 +50,7 @@ def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
             parent_ids=s.parents,
             job_id=ev.job,
             partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
+            gpus=s.gpus,
         ))
     job = Job(id=ev.job, stage_ids=tuple(s.id for s in stages))
     return job, stages, list(rdds.values())

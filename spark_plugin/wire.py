@@ -12,7 +12,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
 
     job_start        job, time (ms), stages: [stage]
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
-                     shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd]
+                     shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd],
+                     gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
                      deps: [dep] (optional)
@@ -92,7 +93,7 @@ RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=st
                   parents=Ints,
                   deps=(tuple[Dep, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
-                    shuffle=int, rdds=tuple[RddInfo, ...])
+                    shuffle=int, rdds=tuple[RddInfo, ...], gpus=(float, field(default=0.0)))
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 

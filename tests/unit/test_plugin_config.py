@@ -59,6 +59,9 @@ def test_keywords_override_spark_conf_and_are_validated():
     ({"spark.lrc.bufferSize": "0"}, ["spark.lrc.bufferSize", ">= 1"]),
     ({"spark.lrc.tableWaitMs": "soon"}, ["whole number"]),
     ({"spark.lrc.polcy": "lrc"}, ["unknown configuration key", "spark.lrc.polcy"]),
+    ({"spark.lrc.gpu.costWeight": "-1"}, ["spark.lrc.gpu.costWeight", ">= 0", "-1"]),
+    ({"spark.lrc.gpu.costWeight": "inf"}, ["spark.lrc.gpu.costWeight", "finite"]),
+    ({"spark.lrc.gpu.costWeight": "lots"}, ["spark.lrc.gpu.costWeight", "a number", "lots"]),
 ])
 def test_bad_settings_fail_with_a_message_naming_the_problem(conf, words):
     with pytest.raises(LrcConfigError) as e:
@@ -90,3 +93,9 @@ def test_submit_args_split_options_policy_app_and_app_args():
 
 def test_submit_without_application_has_no_primary():
     assert split_args(["--master", "local"])[2] is None
+
+
+def test_the_gpu_cost_weight_reaches_the_planner_as_a_number():
+    assert LrcSettings.from_conf({"spark.lrc.gpu.costWeight": "2.5"}).gpu_cost_weight == 2.5
+    assert LrcSettings.from_conf({}).gpu_cost_weight == 8.0
+    assert LrcSettings.from_conf(gpu_cost_weight=0).as_spark_conf()["spark.lrc.gpu.costWeight"] == "0"

@@ -93,3 +93,19 @@ def test_drain_joins_a_line_the_jvm_returned_in_pieces():
     assert drain_lines(drain, 10) == ["a", "b"]
     assert drain_lines(drain, 10, 50) == [line, "c"]
     assert calls == [0, 50, 0, 0], "only the first call of a drain waits"
+
+
+def test_a_stage_bound_to_gpus_carries_them_into_the_planners_stage():
+    """`gpus` is written only for a stage whose resource profile gives its tasks GPUs: absent it
+    is a CPU stage; present, the brain's Stage has it (crd weighs its references)."""
+    from spark_plugin.events import job_from_event
+
+    ev = line_of("job_start")
+    cpu = wire.decode_event(json.dumps(ev))
+    assert all(s.gpus == 0.0 for s in cpu.stages)
+    ev["stages"][0]["gpus"] = 0.5
+    _, stages, _ = job_from_event(wire.decode_event(json.dumps(ev)))
+    assert [s.gpus for s in stages] == [0.5] + [0.0] * (len(stages) - 1)
+    ev["stages"][0]["gpus"] = "one"
+    with pytest.raises(wire.WireError, match=r"job_start.stages\[0\].gpus"):
+        wire.decode_event(json.dumps(ev))

@@ -8,6 +8,8 @@ final class EventBuffer {
   private static final ArrayDeque<String> LINES = new ArrayDeque<>();
   private static int capacity = 1; // set by reset() when an application starts
   private static long dropped = 0;
+  /** When the brain last drained (System.nanoTime), or the first event since waits (reset). */
+  private static long lastDrainNs = System.nanoTime();
   /**
    * Most characters one drain returns. py4j writes a reply through an 8 KiB BufferedWriter: a
    * longer one leaves the socket in two writes, and Nagle's algorithm holds the second until
@@ -25,6 +27,7 @@ final class EventBuffer {
     synchronized (LOCK) {
       LINES.clear();
       dropped = 0;
+      lastDrainNs = System.nanoTime();
       capacity = Math.max(1, newCapacity);
     }
   }
@@ -53,6 +56,7 @@ final class EventBuffer {
   static String drain(int max, long waitMs) {
     StringBuilder b = new StringBuilder();
     synchronized (LOCK) {
+      lastDrainNs = System.nanoTime();
       long deadline = System.nanoTime() + waitMs * 1_000_000L;
       while (LINES.isEmpty() && waitMs > 0) {
         long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -85,6 +89,19 @@ final class EventBuffer {
       }
     }
     return b.toString();
+  }
+
+  /**
+   * How long buffered events have waited for the brain: the time since its last drain while
+   * events are buffered, 0 when the buffer is empty (an idle application is not a silent brain).
+   */
+  static long waitingMs() {
+    synchronized (LOCK) {
+      if (LINES.isEmpty()) {
+        return 0;
+      }
+      return (System.nanoTime() - lastDrainNs) / 1_000_000L;
+    }
   }
 
   static long dropped() {

@@ -77,12 +77,15 @@ final class Events {
 
   /** One stage of a job start (also of LrcBridge.describeStages). */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
-      int shuffle, ArrayNode rdds) {
+      int shuffle, ArrayNode rdds, double gpus) {
     ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
         .put("rdd", finalRdd).put("tasks", tasks);
     n.set("parents", ints(parents));
     n.put("shuffle", shuffle);
     n.set("rdds", rdds);
+    if (gpus > 0) {  // a stage bound to GPUs by its resource profile; absent: a CPU stage
+      n.put("gpus", gpus);
+    }
     return n;
   }
 

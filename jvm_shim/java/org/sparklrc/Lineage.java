@@ -16,6 +16,8 @@ import org.apache.spark.RangeDependency;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkContext;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.resource.ResourceProfile;
+import org.apache.spark.resource.TaskResourceRequest;
 import org.apache.spark.scheduler.DAGScheduler;
 import org.apache.spark.scheduler.ShuffleMapStage;
 import org.apache.spark.scheduler.Stage;
@@ -203,7 +205,7 @@ final class Lineage {
   }
 
   /** One stage of describeStages, built from the scheduler's Stage object. */
-  private static ObjectNode stage(Stage s) {
+  private static ObjectNode stage(SparkContext sc, Stage s) {
     List<RDD<?>> rdds = walk(s.rdd());
     List<Integer> parentStages = new ArrayList<>();
     for (Stage p : CollectionConverters.asJava(s.parents())) {
@@ -220,7 +222,18 @@ final class Lineage {
           r.getStorageLevel(), parents));
     }
     return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
-        parentStages, shuffle, rddNodes);
+        parentStages, shuffle, rddNodes, gpusPerTask(sc, s.resourceProfileId()));
+  }
+
+  /** GPUs each task of a stage with this resource profile holds (0: a CPU stage, or unknown). */
+  static double gpusPerTask(SparkContext sc, int resourceProfileId) {
+    try {
+      ResourceProfile rp = sc.resourceProfileManager().resourceProfileFromId(resourceProfileId);
+      Option<TaskResourceRequest> gpu = rp.taskResources().get("gpu");
+      return gpu.isDefined() ? gpu.get().amount() : 0;
+    } catch (Throwable t) {
+      return 0;
+    }
   }
 
   /** {"stages":[...]} for the given ids, or "" when any of them cannot be described. */
@@ -236,7 +249,7 @@ final class Lineage {
         if (s == null) {
           return "";
         }
-        stages.add(stage(s));
+        stages.add(stage(sc, s));
       }
       return Events.stages(stages);
     } catch (Throwable t) {

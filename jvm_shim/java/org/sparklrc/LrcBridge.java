@@ -110,6 +110,25 @@ public final class LrcBridge {
     p.tables.publish(version, rddArrays, plannedStages);
   }
 
+  /** Whether a brain is attached (false after detachBrain or the watchdog's fallback to LRU). */
+  public static boolean brainAttached() {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    return p != null && p.tables.brainAttached();
+  }
+
+  /** RDD ids that have priorities in the driver's current table, comma-separated. */
+  public static String tableRdds() {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    if (p == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    for (Integer r : p.tables.tableRdds()) {
+      b.append(b.length() == 0 ? "" : ",").append(r);
+    }
+    return b.toString();
+  }
+
   /** Current table version on the driver (0 = none published). */
   public static long tableVersion() {
     LrcDriverPlugin p = LrcDriverPlugin.current();

@@ -30,6 +30,8 @@ public final class LrcDriverPlugin implements DriverPlugin {
   volatile BrainMetrics metrics;
   /** The brain's child process when the driver is not PySpark (null otherwise). */
   volatile Sidecar sidecar;
+  /** LRU when the brain stops taking events (null if it could not start). */
+  private volatile BrainWatchdog watchdog;
 
   static LrcDriverPlugin current() {
     return current;
@@ -56,6 +58,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
       if (!Settings.listenerConfigured(sc.conf())) { // else spark.extraListeners already has one
         sc.addSparkListener(new LrcListener(sc));
       }
+      watchdog = BrainWatchdog.start(tables, settings.getLong(Settings.BRAIN_TIMEOUT_MS));
       sidecar = Sidecar.startIfWanted(sc, settings, tables);
     } catch (Throwable t) {
       LrcLog.warnOnce("driver.init", "spark-lrc: driver plugin failed to start; Spark's LRU stays"
@@ -97,6 +100,11 @@ public final class LrcDriverPlugin implements DriverPlugin {
         sidecar = null;
       }
       tables.detachBrain();
+      BrainWatchdog w = watchdog;
+      if (w != null) {
+        w.close();
+        watchdog = null;
+      }
       TableEndpoint e = endpoint;
       if (e != null) {
         e.close();

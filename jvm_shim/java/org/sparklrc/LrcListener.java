@@ -108,7 +108,8 @@ public class LrcListener extends SparkListener {
           Lineage.ints(r.parentIds())));
     }
     return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),
-        Lineage.ints(si.parentIds()), shuffle, rdds);
+        Lineage.ints(si.parentIds()), shuffle, rdds,
+        Lineage.gpusPerTask(c, si.resourceProfileId()));
   }
 
   private static long timeOr(scala.Option<Object> t) {

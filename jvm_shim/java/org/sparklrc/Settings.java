@@ -21,6 +21,7 @@ final class Settings {
   static final String PREFIX = "spark.lrc.";
   static final String BUFFER_SIZE = "spark.lrc.bufferSize";
   static final String TABLE_WAIT_MS = "spark.lrc.tableWaitMs";
+  static final String BRAIN_TIMEOUT_MS = "spark.lrc.brainTimeoutMs";
   static final String FORCE_INSTALL_FAILURE = "spark.lrc.forceInstallFailure";
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";
 

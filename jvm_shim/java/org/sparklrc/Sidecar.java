@@ -32,6 +32,8 @@ final class Sidecar {
   private final GatewayServer gateway;
   private final Process process;
   private final String python;
+  /** Set when the application ends: the brain's exit is then expected. */
+  private volatile boolean stopping = false;
 
   private Sidecar(GatewayServer gateway, Process process, String python) {
     this.gateway = gateway;
@@ -53,6 +55,13 @@ final class Sidecar {
       s.awaitAttached(tables);
       LrcLog.info("spark-lrc: sidecar brain attached (" + python + ", pid " + s.process.pid()
           + ")");
+      Sidecar started = s;
+      s.process.onExit().thenRun(() -> {  // killed, or crashed: LRU at once, not after a timeout
+        if (!started.stopping) {
+          BrainWatchdog.fallBack(tables, "the sidecar brain exited with code "
+              + started.process.exitValue() + " while the application runs");
+        }
+      });
       return s;
     } catch (Throwable t) {
       if (s != null) {
@@ -157,6 +166,7 @@ final class Sidecar {
    * before it), close the lifeline so the brain drains them and writes its files, wait for it.
    */
   void stop(SparkContext sc) {
+    stopping = true;
     try {
       try {
         sc.listenerBus().waitUntilEmpty(10_000);

@@ -100,6 +100,37 @@ public final class TableStore {
     flushParked();
   }
 
+  /**
+   * Spark's LRU from now on: a new version removes every RDD's priorities (all tie at 0, so
+   * recency decides) and the brain is detached (executors stop waiting for plans). False when
+   * no brain was attached (nothing to fall back from).
+   */
+  boolean fallBackToLru() {
+    StringBuilder removeAll = new StringBuilder();
+    long v;
+    synchronized (mon) {
+      if (!brain) {
+        return false;
+      }
+      brain = false;
+      for (Integer rdd : arrays.keySet()) {
+        removeAll.append(removeAll.length() == 0 ? "" : ";").append(rdd).append('=');
+      }
+      v = version + 1;
+    }
+    publish(v, removeAll.toString(), "");
+    return true;
+  }
+
+  /** RDD ids with priorities in the current table, ascending (inspection, tests). */
+  java.util.List<Integer> tableRdds() {
+    synchronized (mon) {
+      java.util.List<Integer> out = new ArrayList<>(arrays.keySet());
+      java.util.Collections.sort(out);
+      return out;
+    }
+  }
+
   boolean brainAttached() {
     synchronized (mon) {
       return brain;
