@@ -339,6 +339,13 @@ class Planner:
             if not where:
                 self.set_cached(block, False)
 
+    def executor_removed(self, executor) -> None:
+        """The executor is gone, and its blocks with it. Spark's BlockManagerMaster drops them
+        without a block update per block, so this is the only news of their loss."""
+        for block, where in self.locations.items():
+            if executor in where:
+                self.block_removed(block, executor)
+
     def rdd_unpersisted(self, rdd_id: int) -> None:
         """The RDD is no longer cached: its blocks are gone and later DAG walks go through it
         (only the planner's own copy of the RDD is marked)."""

@@ -71,11 +71,12 @@ class Brain:
             wire.BlockUpdate: self._block,
             wire.Unpersist: lambda ev: self._planner_call("rdd_unpersisted", ev.rdd),
             wire.ExecutorAdded: self._executor_added,
-            wire.ExecutorRemoved: lambda ev: self.executors.pop(ev.executor, None),
+            wire.ExecutorRemoved: self._executor_removed,
             wire.ExecutorPlugin: lambda ev: self.metrics.executor_plugin(
                 ev.executor, ev.installed, ev.error),
             wire.TableInForce: lambda ev: self.metrics.executor_wait_ms.append(float(ev.waited_ms)),
-            wire.TableApplied: lambda ev: self.metrics.push_lag_ms.append(ev.lag_ms),
+            wire.TableApplied: lambda ev: self.metrics.table_applied(ev.executor, ev.version,
+                                                                     ev.lag_ms),
         }
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -242,6 +243,10 @@ class Brain:
 
     def _executor_added(self, ev: wire.ExecutorAdded) -> None:
         self.executors[ev.executor] = {"host": ev.host, "cores": ev.cores, "resources": ev.resources}
+
+    def _executor_removed(self, ev: wire.ExecutorRemoved) -> None:
+        self.executors.pop(ev.executor, None)
+        self._planner_call("executor_removed", ev.executor)
 
     # ---- tables ----------------------------------------------------------------------------
     def _publish(self) -> None:

@@ -54,6 +54,7 @@ class ExecutorCounts:
     effective_hits: int = 0
     tasks_with_reads: int = 0
     evictions: int = 0
+    table_version: int = 0  # the newest table version the executor reported applying
 
 
 @dataclass
@@ -73,6 +74,11 @@ class Metrics:
     def executor_plugin(self, executor: str, installed: bool, error: str) -> None:
         e = self.executors[executor]
         e.installed, e.error = installed, error
+
+    def table_applied(self, executor: str, version: int, lag_ms: float) -> None:
+        e = self.executors[executor]
+        e.table_version = max(e.table_version, version)
+        self.push_lag_ms.append(lag_ms)
 
     def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block], puts: set[Block],
              evicted: Iterable[Block], in_memory_somewhere: Callable[[Block], bool]) -> None:

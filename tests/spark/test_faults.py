@@ -8,11 +8,16 @@ while events wait); the raising brain falls back itself, at once."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from spark_plugin.bridge import drain_lines
+from test_placement import spark_block_holders
 from spark_plugin.doctor import start_session
 from spark_plugin.session import active_brain
 
@@ -120,5 +125,103 @@ def test_a_full_event_buffer_is_a_warning_and_lru_never_silently_wrong_counts():
         degraded = brain.stats()["degraded"]
         assert "events were dropped" in degraded and "spark.lrc.bufferSize" in degraded, degraded
         assert a.sum() == sum(range(N))  # and results stay right
+    finally:
+        spark.stop()
+
+
+def executor_pids(app_id: str) -> dict[str, int]:
+    """Executor id -> pid of this application's executor JVMs (local-cluster's children)."""
+    out = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit():
+                continue
+            args = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and app_id in args:
+            out[args[args.index("--executor-id") + 1]] = int(proc.name)
+    return out
+
+
+def spark_locations(sc, rdd_id: int, parts: int) -> dict[tuple[int, int], set[str]]:
+    """Block -> executors holding it, per Spark's own status store (its AppStatusListener drops
+    a lost executor's partitions itself)."""
+    held = spark_block_holders(sc, rdd_id)
+    return {(rdd_id, p): held.get(p, set()) for p in range(parts)}
+
+
+def brain_locations(brain, rdd_id: int, parts: int) -> dict[tuple[int, int], set[str]]:
+    return {(rdd_id, p): set(brain.planner.locations.get((rdd_id, p), ())) for p in range(parts)}
+
+
+@pytest.mark.cluster
+def test_an_executor_killed_mid_job_loses_its_blocks_and_its_replacement_gets_the_table():
+    """SIGKILL one of two executor JVMs while a job reads a cached RDD. Spark reruns the lost
+    tasks, and its standalone worker starts a replacement executor. Checked: the job's result is
+    plain Spark's; the brain no longer believes the dead executor holds blocks (Spark sends no
+    block update for them: only the executor's removal says so), its view of where each block
+    lives equals Spark's BlockManagerMaster; the replacement installs the plugin and applies the
+    table version in force; later jobs are right too."""
+    spark = start_session("local-cluster[2,1,1024]", "lrc")
+    try:
+        sc = spark.sparkContext
+        bridge = sc._jvm.org.sparklrc.LrcBridge
+        a = sc.parallelize(range(N), PARTS).map(lambda x: (x % 7, x)).cache()
+        assert a.count() == N
+        brain = active_brain()
+        pids = wait_until(lambda: len(p := executor_pids(sc.applicationId)) == 2 and p,
+                          "two executor JVMs")
+        brain.sync()
+        held = brain_locations(brain, a.id(), PARTS)
+        victim = next(ex for ex in sorted(pids) if any(ex in w for w in held.values()))
+
+        def slow(it):
+            time.sleep(1.0)  # the job outlives the kill by seconds
+            return [sum(v for _, v in it)]
+
+        result: list[int] = []
+
+        def run_job():  # job groups are per thread
+            sc.setJobGroup("victim", "the job an executor dies under")
+            result.append(a.mapPartitions(slow).sum())
+
+        job = threading.Thread(target=run_job)
+        job.start()
+        tracker = sc.statusTracker()
+        wait_until(lambda: tracker.getJobIdsForGroup("victim"), "the job to start")
+        os.kill(pids[victim], signal.SIGKILL)
+        running = [j for j in tracker.getJobIdsForGroup("victim")
+                   if (info := tracker.getJobInfo(j)) and info.status == "RUNNING"]
+        job.join(120)
+        assert result == [sum(range(N))], "the job's result survives the lost executor"
+        assert running, "the executor died while the job ran"
+
+        # the replacement registers, installs the plugin and gets the table in force
+        replacement = wait_until(
+            lambda: next((ex for ex in executor_pids(sc.applicationId)
+                          if ex not in pids), None), "a replacement executor", timeout=90)
+        def installed():
+            brain.sync()
+            return brain.stats()["executors"].get(replacement, {}).get("installed")
+        wait_until(installed, "the plugin on the replacement")
+        assert a.values().sum() == sum(range(N))  # tasks on both executors
+        brain.sync()
+        version = bridge.tableVersion()
+        def applied():
+            brain.sync()
+            return brain.stats()["executors"][replacement]["table_version"] >= version
+        wait_until(applied, f"the replacement applying table version {version}")
+
+        # where blocks live, per the brain, is Spark's view: none on the dead executor
+        sc._jsc.sc().listenerBus().waitUntilEmpty()
+        brain.sync()
+        now = brain_locations(brain, a.id(), PARTS)
+        assert not any(victim in w for w in now.values()), now
+        assert now == spark_locations(sc, a.id(), PARTS)
+        assert victim not in brain.executors and replacement in brain.executors
+        assert brain.stats()["degraded"] is None
+        assert sorted(a.reduceByKey(lambda x, y: x + y).collect()) == sorted(
+            (k, sum(x for x in range(N) if x % 7 == k)) for k in range(7))
     finally:
         spark.stop()

@@ -117,3 +117,18 @@ def test_effective_counts_equal_recomputation_from_scratch(ops):
                 for b, n in members.items():
                     want[b] = want.get(b, 0) + n
         assert {b: n for b, n in pg.effective.items() if n} == {b: n for b, n in want.items() if n}
+
+
+def test_a_lost_executor_takes_its_blocks_with_it():
+    """Spark sends no block update for the blocks of a lost executor: `executor_removed` is the
+    planner's only news that they are gone (a block also held elsewhere stays cached)."""
+    p = Planner("lerc")
+    p.block_cached((0, 0), "1", 10)
+    p.block_cached((0, 1), "1", 10)
+    p.block_cached((0, 1), "2", 10)
+    p.block_cached((1, 0), "2", 10)
+    p.executor_removed("1")
+    assert {b for b, where in p.locations.items() if where} == {(0, 1), (1, 0)}
+    assert all("1" not in where for where in p.locations.values())
+    p.executor_removed("3")  # unknown: nothing changes
+    assert p.locations[(0, 1)] == {"2"}
