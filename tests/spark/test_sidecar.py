@@ -48,8 +48,9 @@ def java_app() -> Path:
     return app_jar(ROOT / "tests" / "spark" / "java", "dead-vs-hot")
 
 
-def run(args: list[str], tmp: Path, name: str, policy: str | None) -> tuple[str, Path]:
-    """Runs spark-lrc-submit (`policy`) or plain spark-submit (None); -> (stdout, event log dir)."""
+def command(args: list[str], tmp: Path, name: str, policy: str | None,
+            master: str = MASTER) -> tuple[list[str], Path]:
+    """spark-lrc-submit (`policy`) or plain spark-submit (None); -> (command, event log dir)."""
     events = tmp / f"events-{name}"
     events.mkdir()
     confs = [a for k, v in {**CONF, "spark.eventLog.dir": f"file:{events}"}.items()
@@ -60,11 +61,18 @@ def run(args: list[str], tmp: Path, name: str, policy: str | None) -> tuple[str,
         sql = "--sql" in args
         args = [a for a in args if a != "--sql"]
         cmd = [spark_submit(), *(["--class", "org.apache.spark.sql.hive.thriftserver."
-                                  "SparkSQLCLIDriver"] if sql else []), "--master", MASTER,
+                                  "SparkSQLCLIDriver"] if sql else []), "--master", master,
                *confs, *args]
     else:
-        cmd = [SUBMIT, "--master", MASTER, *confs, "--policy", policy, "--lrc-conf",
+        cmd = [SUBMIT, "--master", master, *confs, "--policy", policy, "--lrc-conf",
                f"statsPath={tmp / f'stats-{name}.json'}", "--lrc-conf", "tableWaitMs=10000", *args]
+    return cmd, events
+
+
+def run(args: list[str], tmp: Path, name: str, policy: str | None,
+        master: str = MASTER) -> tuple[str, Path]:
+    """Runs `command(...)` to its end; -> (stdout, event log dir)."""
+    cmd, events = command(args, tmp, name, policy, master)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp)
     assert out.returncode == 0, out.stderr[-4000:]
     return out.stdout, events
@@ -184,6 +192,36 @@ def test_the_sidecar_dies_with_a_killed_driver_and_its_gateway_wants_the_secret(
     finally:
         if driver.poll() is None:
             driver.kill()
+
+
+def test_a_sidecar_killed_while_the_application_runs_leaves_lru_and_right_results(tmp_path):
+    """SIGKILL the sidecar brain once DeadVsHot cached hot and dead (tables were published):
+    the driver clears the table at once (the process's exit, not a timeout), warns once on
+    stderr, and the rest of the application runs under Spark's LRU with plain Spark's result."""
+    args = ["--class", "DeadVsHot", str(java_app()), "8", "400", "800"]
+    before = set(sidecars())
+    cmd, _ = command([*args, "3"], tmp_path, "killed", "lrc", "local[1]")
+    driver = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=tmp_path)
+    err: list[str] = []
+    try:
+        for line in driver.stderr:  # the sidecar attached before the context was built
+            err.append(line)
+            if line.startswith("DeadVsHot: holding"):
+                break
+        (pid,) = set(sidecars()) - before
+        os.kill(pid, signal.SIGKILL)
+        out, rest = driver.communicate(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    err.append(rest)
+    assert driver.returncode == 0, "".join(err)[-4000:]
+    plain, _ = run(args, tmp_path, "plain", None, "local[1]")
+    assert out.split() and out.split() == plain.split(), (out, plain)
+    said = [l for l in "".join(err).splitlines() if "the sidecar brain exited with code" in l]
+    assert len(said) == 1 and "executors evict in Spark's LRU order from now on" in said[0], err
+    assert pid not in sidecars()
 
 
 def test_the_thrift_server_gets_the_brain_and_writes_its_stats_when_stopped(tmp_path):

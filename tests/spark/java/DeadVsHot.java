@@ -15,8 +15,8 @@ import scala.Tuple2;
  * blocks (cached first); LRC evicts dead's. The RDDs are named hot, dead and fresh (the event
  * log's block updates show which were evicted); prints the last job's result.
  *
- * <p>Usage: DeadVsHot PARTS KB FRESH_KB [HOLD_SECONDS] (HOLD_SECONDS: sleep first, with the
- * context running, for tests that kill the driver)
+ * <p>Usage: DeadVsHot PARTS KB FRESH_KB [HOLD_SECONDS] (HOLD_SECONDS: once hot and dead are
+ * cached, say so on stderr and sleep, for tests that kill the driver or its brain)
  */
 public final class DeadVsHot {
   static JavaRDD<byte[]> seeded(JavaSparkContext jsc, String name, int parts, int seed,
@@ -37,14 +37,15 @@ public final class DeadVsHot {
     int kb = Integer.parseInt(args[1]);
     int freshKb = Integer.parseInt(args[2]);
     JavaSparkContext jsc = new JavaSparkContext(new SparkConf().setAppName("dead-vs-hot-java"));
-    if (args.length > 3) {
-      Thread.sleep(Long.parseLong(args[3]) * 1000L);
-    }
     JavaRDD<byte[]> hot = seeded(jsc, "hot", parts, 1, kb * 1024);
     JavaRDD<byte[]> dead = seeded(jsc, "dead", parts, 2, kb * 1024);
     JavaRDD<byte[]> fresh = seeded(jsc, "fresh", parts / 2, 3, freshKb * 1024);
     hot.count();
     dead.count();
+    if (args.length > 3) {  // tests kill the driver or its brain here
+      System.err.println("DeadVsHot: holding " + args[3] + " s");
+      Thread.sleep(Long.parseLong(args[3]) * 1000L);
+    }
     JavaPairRDD<Integer, Integer> shuffled = fresh
         .mapToPair(b -> new Tuple2<>(b[0] % 3, b.length)).reduceByKey(Integer::sum, 2);
     List<Tuple2<Integer, Integer>> result = shuffled
