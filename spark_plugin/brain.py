@@ -35,15 +35,15 @@ class Brain:
     def __init__(self, bridge: JvmBridge, settings: LrcSettings):
         self.bridge = bridge
         self.settings = settings
-        profile = load_trace(settings.profile) if settings.profile else None
-        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                               predict={"auto": None, "true": profile is None,
-                                        "false": False}[settings.predict],
-                               gpu_cost_weight=settings.gpu_cost_weight)
+        self.planner = self._new_planner()
         self.metrics = Metrics(settings.policy)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
+        self.last_fallback: str | None = None  # why, also after a resynchronisation
+        self.resyncs = 0  # times the brain rebuilt its state from Spark's after lost events
+        self._resync_wanted = False
+        self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
         self._published_rdds: set[int] = set()
         self._published_stages: set[int] = set()
@@ -79,6 +79,14 @@ class Brain:
                                                                      ev.lag_ms),
         }
 
+    def _new_planner(self) -> Planner:
+        settings = self.settings
+        profile = load_trace(settings.profile) if settings.profile else None
+        return Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
+                       predict={"auto": None, "true": profile is None,
+                                "false": False}[settings.predict],
+                       gpu_cost_weight=settings.gpu_cost_weight)
+
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> "Brain":
         self.bridge.attach_brain()
@@ -107,13 +115,46 @@ class Brain:
     _METRICS_EVERY_S = 1.0  # the brain's counts reach Spark's metrics system (and drops) this often
 
     def _check_dropped(self) -> None:
-        """Events the JVM dropped (its buffer was full) would leave counts wrong for the rest of
-        the application: fall back to Spark's LRU, saying how to avoid it."""
-        if self.degraded is None and (n := self.bridge.dropped()):
+        """Events the JVM dropped (its buffer was full) leave counts wrong: fall back to Spark's
+        LRU at once, saying how to avoid it, and resynchronise once no job runs."""
+        if self.degraded is not None and not self._resync_wanted:
+            return  # fell back for another reason: LRU stays
+        n = self.bridge.dropped() - self._dropped_seen
+        if n > 0 and not self._resync_wanted:
+            online = self.settings.profile is None
             self._fall_back(f"{n} events were dropped because the JVM's buffer was full (raise "
                             f"spark.lrc.bufferSize, now {self.settings.buffer_size}); reference "
-                            f"counts would be wrong")
+                            f"counts would be wrong; "
+                            + ("LRU until no job runs, then the brain rebuilds its state from "
+                               "Spark's" if online else
+                               "a profile's counts cannot be rebuilt: LRU from now on"))
             self.bridge.detach_brain()
+            self._resync_wanted = online
+        elif self._resync_wanted:
+            self._resync()
+
+    def _resync(self) -> None:
+        """Start over from Spark's state at a cut when no job runs: a new planner, Spark's
+        cached blocks, and every event after the cut (jobs that start later are whole)."""
+        with self._consume, self._lock:
+            cut = self.bridge.resync_cut()
+            if cut is None:
+                return  # jobs still run: their lost events cannot be rebuilt
+            self._dropped_seen, block_lines = cut
+            self.planner = self._new_planner()
+            self._in_table.clear()  # the fallback removed every array from the JVM's table
+            self._published_rdds.clear()
+            self._unsent.clear()
+            self._finished_reads.clear()
+            self._unplanned_job_times.clear()
+            self.degraded, self._resync_wanted = None, False
+            for line in block_lines:
+                self._handle(line)
+            self.resyncs += 1
+            self.bridge.attach_brain()
+            self._dirty = True
+        log.warning("spark-lrc: the brain rebuilt its state from Spark's (%d cached blocks) after "
+                    "lost events; plans resume with the next job", len(block_lines))
 
     def report_metrics(self) -> None:
         """Hand the counts to the driver's metrics system (BrainMetrics gauges)."""
@@ -315,7 +356,7 @@ class Brain:
         """Clear every published priority so executors evict in Spark's LRU order again."""
         if self.degraded:
             return
-        self.degraded = why
+        self.degraded = self.last_fallback = why
         log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
         try:
             self.version += 1
@@ -335,6 +376,7 @@ class Brain:
                 pass
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
+                last_fallback=self.last_fallback, resyncs=self.resyncs,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
                 gpus=gpus_of(self.executors))

@@ -73,6 +73,15 @@ class JvmBridge:
     def dropped(self) -> int:
         return int(self._j.dropped())
 
+    def resync_cut(self) -> tuple[int, list[str]] | None:
+        """None while a job runs; else the buffer is emptied and this returns the drop count at
+        that cut and Spark's cached RDD blocks then, as block event lines."""
+        text = self._j.resyncCut()
+        if text is None:
+            return None
+        dropped, *lines = text.split("\n")
+        return int(dropped), lines
+
     def attach_brain(self) -> None:
         self._j.attachBrain()
 

@@ -107,10 +107,14 @@ def test_a_brain_that_fails_is_replaced_by_spark_lru_and_results_do_not_change(m
         spark.stop()
 
 
-def test_a_full_event_buffer_is_a_warning_and_lru_never_silently_wrong_counts():
-    """The brain is held while a job runs (its consumer lock), so the JVM's buffer of 20 events
-    overflows: the brain then clears the table and detaches, saying how many events it lost."""
-    spark = start_session("local[2]", "lrc", {"spark.lrc.bufferSize": "20"})
+def test_a_full_event_buffer_falls_back_to_lru_then_resynchronises_from_spark():
+    """The brain is held while a 200-task job runs (its consumer lock), so the JVM's buffer of
+    200 events overflows. Counts would be wrong: the brain clears the table and detaches, saying
+    how many events it lost and what to raise. Once no job runs it cuts the stream (the buffer is
+    emptied; every later event belongs to a later job), takes Spark's cached blocks from the
+    BlockManagerMaster and attaches again: the next job's plan is whole again - each of its
+    reads of the cached RDD is planned and hit - and results stay right throughout."""
+    spark = start_session("local[2]", "lrc", {"spark.lrc.bufferSize": "200"})
     try:
         sc = spark.sparkContext
         bridge = sc._jvm.org.sparklrc.LrcBridge
@@ -118,13 +122,29 @@ def test_a_full_event_buffer_is_a_warning_and_lru_never_silently_wrong_counts():
         assert a.count() == N
         brain = active_brain()
         with brain._consume:  # the brain cannot drain while the job's events arrive
-            assert sc.parallelize(range(N), 32).map(lambda x: x + 1).sum() == sum(range(1, N + 1))
+            assert sc.parallelize(range(N), 200).map(lambda x: x + 1).sum() == sum(range(1, N + 1))
             wait_until(lambda: bridge.dropped() > 0, "the buffer to overflow")
-        wait_until(lambda: not bridge.brainAttached(), "the fallback to LRU")
-        assert bridge.tableRdds() == ""
-        degraded = brain.stats()["degraded"]
-        assert "events were dropped" in degraded and "spark.lrc.bufferSize" in degraded, degraded
-        assert a.sum() == sum(range(N))  # and results stay right
+        wait_until(lambda: brain.stats()["resyncs"] == 1, "the resynchronisation")
+        stats = brain.stats()
+        said = stats["last_fallback"]
+        assert "events were dropped" in said and "spark.lrc.bufferSize" in said, said
+        assert stats["degraded"] is None and bridge.brainAttached()
+        assert bridge.tableRdds() == "", "no plan survives the lost events"
+        # the rebuilt view of the cache is Spark's
+        held = brain_locations(brain, a.id(), PARTS)
+        assert held == spark_locations(sc, a.id(), PARTS) and all(held.values()), held
+
+        before = brain.stats()
+        assert a.map(lambda x: 2 * x).sum() == 2 * sum(range(N))
+        def reported():
+            brain.sync()
+            return brain.stats()["tasks"] - before["tasks"] >= PARTS
+        wait_until(reported, "the executors' reports on the job after the cut")
+        after = brain.stats()
+        assert after["hits"] - before["hits"] == PARTS, (before, after)  # planned and hit
+        assert after["misses"] == before["misses"]
+        wait_until(lambda: str(a.id()) in bridge.tableRdds().split(","), "a's priorities")
+        assert after["resyncs"] == 1 and after["degraded"] is None
     finally:
         spark.stop()
 

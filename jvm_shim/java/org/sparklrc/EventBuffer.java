@@ -1,6 +1,8 @@
 package org.sparklrc;
 
 import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
 
 /** The bounded driver-side buffer of event JSON lines that Python drains through LrcBridge. */
 final class EventBuffer {
@@ -8,6 +10,8 @@ final class EventBuffer {
   private static final ArrayDeque<String> LINES = new ArrayDeque<>();
   private static int capacity = 1; // set by reset() when an application starts
   private static long dropped = 0;
+  /** Jobs started and not ended, kept apart from the lines so that drops cannot lose them. */
+  private static final Set<Integer> ACTIVE_JOBS = new HashSet<>();
   /** When the brain last drained (System.nanoTime), or the first event since waits (reset). */
   private static long lastDrainNs = System.nanoTime();
   /**
@@ -26,6 +30,7 @@ final class EventBuffer {
   static void reset(int newCapacity) {
     synchronized (LOCK) {
       LINES.clear();
+      ACTIVE_JOBS.clear();
       dropped = 0;
       lastDrainNs = System.nanoTime();
       capacity = Math.max(1, newCapacity);
@@ -42,6 +47,35 @@ final class EventBuffer {
           LOCK.notifyAll();
         }
       }
+    }
+  }
+
+  /** Before a job start's line: the job runs (whether or not its line finds room). */
+  static void jobStarted(int job) {
+    synchronized (LOCK) {
+      ACTIVE_JOBS.add(job);
+    }
+  }
+
+  /** After a job end's line. */
+  static void jobEnded(int job) {
+    synchronized (LOCK) {
+      ACTIVE_JOBS.remove(job);
+    }
+  }
+
+  /**
+   * A cut for a brain that lost events: if no job runs, empties the buffer and returns the drop
+   * count at that moment (every line after the cut belongs to jobs that start after it, so the
+   * stream is whole again from here); -1 while a job runs.
+   */
+  static long cutIfIdle() {
+    synchronized (LOCK) {
+      if (!ACTIVE_JOBS.isEmpty()) {
+        return -1;
+      }
+      LINES.clear();
+      return dropped;
     }
   }
 

@@ -78,6 +78,36 @@ public final class LrcBridge {
     return EventBuffer.dropped();
   }
 
+  /**
+   * Resynchronisation after lost events: if no job runs, empties the event buffer (see
+   * {@link EventBuffer#cutIfIdle}) and returns the drop count at the cut, then one block event
+   * line per RDD block Spark's BlockManagerMaster knows in memory (the state at the cut: later
+   * changes come as events), newline-separated; null while a job runs.
+   */
+  public static String resyncCut() {
+    LrcDriverPlugin p = LrcDriverPlugin.current();
+    long dropped = EventBuffer.cutIfIdle();
+    if (p == null || p.sc == null || dropped < 0) {
+      return null;
+    }
+    StringBuilder b = new StringBuilder().append(dropped);
+    long now = System.currentTimeMillis();
+    for (org.apache.spark.storage.StorageStatus st
+        : p.sc.env().blockManager().master().getStorageStatus()) {
+      String executor = st.blockManagerId().executorId();
+      scala.collection.Iterator<scala.Tuple2<org.apache.spark.storage.BlockId,
+          org.apache.spark.storage.BlockStatus>> it = st.rddBlocks().iterator();
+      while (it.hasNext()) {
+        scala.Tuple2<org.apache.spark.storage.BlockId, org.apache.spark.storage.BlockStatus> kv =
+            it.next();
+        org.apache.spark.storage.BlockStatus bs = kv._2();
+        b.append('\n').append(Events.block(executor, kv._1().name(),
+            Lineage.levelName(bs.storageLevel()), bs.memSize(), bs.diskSize(), now));
+      }
+    }
+    return b.toString();
+  }
+
   /** Python's brain is present: executors wait (bounded) for plans of new stages. */
   public static void attachBrain() {
     LrcDriverPlugin p = LrcDriverPlugin.current();

@@ -78,6 +78,7 @@ public class LrcListener extends SparkListener {
 
   @Override
   public void onJobStart(SparkListenerJobStart e) {
+    EventBuffer.jobStarted(e.jobId());
     record("a job start", () -> {
       LrcDriverPlugin.noteJobStart();
       SparkContext c = context();
@@ -155,6 +156,7 @@ public class LrcListener extends SparkListener {
   public void onJobEnd(SparkListenerJobEnd e) {
     record("a job end", () -> Events.jobEnd(e.jobId(), e.time(),
         e.jobResult() == JobSucceeded$.MODULE$));
+    EventBuffer.jobEnded(e.jobId());
   }
 
   @Override
