@@ -103,6 +103,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per point (median reported)")
     b.add_argument("--workload", choices=("cc", "pagerank"), default="cc",
                    help="bench trace: cc (real misses at 0.3/0.5) or the old pagerank (none)")
+    v = sub.add_parser("whatif-speed", help="time the what-if path on a synthetic event log")
+    v.add_argument("--tasks", type=_positive, default=100_000)
+    v.add_argument("--workload", choices=("cc", "pagerank", "svdpp", "ml"), default="cc")
+    v.add_argument("--no-profile", action="store_true", help="time without cProfile")
+    v.add_argument("--out", type=Path, help="write speed.md into this dir")
     g = sub.add_parser("gpu-study", help="GPU stages on CPU + GPU executors: GPU-stage misses, "
                                          "idle time, remote reads, placement (simulator)")
     g.add_argument("--out", type=Path, default=Path("results/gpu"),
@@ -126,6 +131,18 @@ def run_gpu_study(args, argv: list[str]) -> int:
     cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
     path = write_report(rows, args.out, cmd, args.executors, args.gpu_executors, args.refs, 100e6)
     print(f"report: {path}")
+    return 0
+
+
+def run_whatif_speed(args, argv: list[str]) -> int:
+    from lrc.whatif_speed import measure, report
+
+    text = report(measure(args.tasks, args.workload, profile=not args.no_profile),
+                  "python -m lrc " + " ".join(shlex.quote(a) for a in argv))
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "speed.md").write_text(text + "\n")
     return 0
 
 
@@ -163,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_whatif_cmd(args, argv)
         if args.cmd == "gpu-study":
             return run_gpu_study(args, argv)
+        if args.cmd == "whatif-speed":
+            return run_whatif_speed(args, argv)
         rows = run_simulate(args)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
