@@ -332,6 +332,7 @@ class Brain:
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
+                negative_decrements=self.planner.refs.negative_decrements,
                 gpus=gpus_of(self.executors))
 
     def post_summary(self) -> None:
