@@ -123,7 +123,7 @@ def record_every_state(brain) -> tuple[list, Counter]:
     return snapshots, unsuccessful
 
 
-def wait_for(pred, what: str, timeout: float = 30.0):
+def wait_for(pred, what: str, timeout: float = 90.0):
     deadline = time.time() + timeout
     while not (v := pred()):
         assert time.time() < deadline, f"timed out waiting for {what}"
@@ -145,7 +145,7 @@ def group_stage(sc, group: str, enough) -> bool:
 
 def run_workload(sc, release) -> dict[str, tuple]:
     """Submit the scenarios at once from threads; returns {name: (got, want)}. Tasks that must
-    still be running when the driver acts wait for the file ``release`` (or 60 s)."""
+    still be running when the driver acts wait for the file ``release`` (or 150 s)."""
     release = str(release)
 
     # defined here, not at module level: cloudpickle then ships them by value to executors
@@ -160,14 +160,14 @@ def run_workload(sc, release) -> dict[str, tuple]:
         """Partition 0 passes at once; the others wait for the release file."""
         import os
 
-        deadline = time.time() + 60
+        deadline = time.time() + 150
         while idx and not os.path.exists(release) and time.time() < deadline:
             time.sleep(0.05)
         return it
 
     def stall(idx, it):
-        """Partition 0 ends at once; the others wait until killed (or 60 s)."""
-        deadline = time.time() + 60
+        """Partition 0 ends at once; the others wait until killed (or 150 s)."""
+        deadline = time.time() + 150
         while idx and time.time() < deadline:
             time.sleep(0.05)
         return [sum(it)]
@@ -262,7 +262,7 @@ def run_workload(sc, release) -> dict[str, tuple]:
                                      and si.numActiveTasks >= 1),
                  "a finished and a running task of the job to cancel")
         sc.cancelJobGroup("cancelled")
-        got = {name: f.result(timeout=120) for name, f in futures.items()}
+        got = {name: f.result(timeout=300) for name, f in futures.items()}
     return {name: (got[name], want[name]) for name in want}
 
 
