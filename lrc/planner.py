@@ -78,6 +78,7 @@ class Planner:
         self.dag = AppDAG()
         self.completed: set[int] = set()
         self.planned: set[int] = set()
+        self.running: set[int] = set()  # jobs started and not ended
         self.materialized: set[Hashable] = set()
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
@@ -152,6 +153,7 @@ class Planner:
         for s in stages:
             self.dag.add_stage(replace(s, job_id=job.id if s.job_id is None else s.job_id))
         self.dag.add_job(job)
+        self.running.add(job.id)
         created: set[Block] = set()
         lazy: list[tuple[int, int]] = []
         for s in _parents_first([self.dag.stages[s.id] for s in stages]):
@@ -291,10 +293,18 @@ class Planner:
         self.refs.forget_stage(stage_id)
 
     def job_ended(self, job_id: int) -> None:
-        """Drop references of the job's stages that never ran."""
+        """Drop references of the job's stages that never ran, except those of a stage a job
+        still running shares: Spark goes on running it for that job (a cancelled job's shared
+        shuffle-map stage, say)."""
+        self.running.discard(job_id)
         job = self.dag.jobs.get(job_id)
-        for s in job.stage_ids if job else ():
-            self.refs.drop_stage(s)
+        if job is None:
+            return
+        jobs = self.dag.jobs
+        shared = {s for j in self.running if j in jobs for s in jobs[j].stage_ids}
+        for s in job.stage_ids:
+            if s not in shared:
+                self.refs.drop_stage(s)
 
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None) -> None:
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a

@@ -35,6 +35,9 @@ class RefState:
             raise ValueError(f"peer_mode must be 'task' or 'stage', not {peer_mode!r}")
         self.count: Counts = Counts()
         self.pending: dict[int, dict[int, tuple]] = {}  # stage -> partition -> reads
+        # stage -> partitions whose task ran, until the stage completes: a second job that
+        # announces a stage already running (two jobs share it) registers only the rest
+        self.ran: dict[int, set[int]] = {}
         self.stage_seq: dict[int, int] = {}
         self.changed: set = set()
         self.peer_mode = peer_mode
@@ -51,6 +54,9 @@ class RefState:
         self.relative = False  # set by the planner for policies whose priority depends on now
         self.now = 0  # stage sequence number of the newest stage running (distances count from it)
         self.costs = MissCosts()  # what a miss of each block costs (cost-aware policies)
+        # decrements that took a count below zero: a reference dropped twice (a bug), counted
+        # rather than hidden (the count is left as it went, so a recount disagrees too)
+        self.negative_decrements = 0
 
     def advance(self, seq: int) -> None:
         """A stage planned at ``seq`` runs: distances to next references shrink; for a policy
@@ -63,7 +69,11 @@ class RefState:
 
     # ---- registering and dropping references ------------------------------------------------
     def add_task(self, stage_id: int, partition: int, reads: Iterable[Hashable], seq: int) -> bool:
-        """Register the reads of a task that has not run; False if it was already known."""
+        """Register the reads of a task that has not run; False if it was already known (or
+        has run)."""
+        ran = self.ran.get(stage_id)
+        if ran is not None and partition in ran:
+            return False
         tasks = self.pending.get(stage_id)
         if tasks is None:
             tasks = self.pending[stage_id] = {}
@@ -97,6 +107,10 @@ class RefState:
 
     def finish_task(self, stage_id: int, partition: int) -> None:
         """The task ran (or will never run): its references are gone."""
+        ran = self.ran.get(stage_id)
+        if ran is None:
+            ran = self.ran[stage_id] = set()
+        ran.add(partition)
         tasks = self.pending.get(stage_id)
         reads = tasks.pop(partition, None) if tasks else None
         if reads is None:
@@ -107,7 +121,9 @@ class RefState:
             next_seqs, next_ref = self.next_seqs, self.next_ref
             moved = []
             for b in reads:
-                count[b] -= 1
+                c = count[b] = count[b] - 1
+                if c < 0:
+                    self.negative_decrements += 1
                 seqs = next_seqs[b]
                 left = seqs[seq] - 1
                 if left:
@@ -123,7 +139,9 @@ class RefState:
             self.changed.update(reads if self.count_changes else moved)
         else:
             for b in reads:
-                count[b] -= 1
+                c = count[b] = count[b] - 1
+                if c < 0:
+                    self.negative_decrements += 1
             self.changed.update(reads)
         if self.peers is not None:
             gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
@@ -131,9 +149,11 @@ class RefState:
                 self.peers.remove(gid, b)
 
     def drop_stage(self, stage_id: int) -> None:
-        """Drop references of every task of the stage that has not finished."""
+        """Drop references of every task of the stage that has not finished: no job needs the
+        stage any more (Spark forgets it; a later job gets a new stage id)."""
         for p in list(self.pending.get(stage_id, ())):
             self.finish_task(stage_id, p)
+        self.ran.pop(stage_id, None)
 
     def forget_stage(self, stage_id: int) -> None:
         """Drop the stage's references and every trace of it (a predicted stage replaced)."""

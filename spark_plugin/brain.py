@@ -379,6 +379,7 @@ class Brain:
                 last_fallback=self.last_fallback, resyncs=self.resyncs,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
+                negative_decrements=self.planner.refs.negative_decrements,
                 gpus=gpus_of(self.executors))
 
     def post_summary(self) -> None:
