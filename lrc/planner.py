@@ -11,7 +11,7 @@ keeps the reference state and asks the policy for priorities. Usage::
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
@@ -24,6 +24,7 @@ from lrc.refcount import RefState
 
 
 _EXPR_IDS = re.compile(r"#\d+L?")  # Spark SQL expression ids: new ones in every query plan
+RECENT_COMPLETED = 2048  # completed stages remembered (a later job skips them) once forgotten
 
 
 class _Either:
@@ -54,12 +55,15 @@ class Planner:
     recorded PageRank the simulated LRC hit ratio falls from 0.71 to 0.60 with predictions).
     ``gpu_cost_weight``: a stage with ``gpus`` GPUs per task weighs 1 + gpu_cost_weight x gpus in
     the cost-aware policy (``RefState.seq_weight``; ``lrc.cost.GPU_COST_WEIGHT``); 0: no weight.
+    ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
+    state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
+    the whole run).
     """
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
                  simulated: bool = False, block_ids: BlockIds | None = None,
                  predict: bool | None = None, costs: MissCosts | None = None,
-                 gpu_cost_weight: float = GPU_COST_WEIGHT) -> None:
+                 gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -91,6 +95,13 @@ class Planner:
         self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
         self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
         self._samples: dict[int, int] = {}  # cached RDD -> task durations in its rebuild cost
+        self._new_planned: list[int] = []  # stages planned since the last take_planned()
+        # what live jobs hold (forget_job drops the rest): stage -> jobs, job -> RDDs, RDD -> jobs
+        self._stage_jobs: dict[int, set[int]] = {}
+        self._job_rdds: dict[int, list[int]] = {}
+        self._rdd_jobs: dict[int, int] = {}
+        self._completed_order: deque[int] = deque()
+        self.bounded = bounded
         if profile is not None:
             self.preload(profile.dag, ((e.stage_id, e.partition, self._keys(e.reads))
                                        for e in profile.events if e.kind == "task"))
@@ -128,6 +139,7 @@ class Planner:
             seq = seqs.get(sid) or seqs.setdefault(sid, self._next_seq())
             add(sid, part, reads, seq)
         self.planned.update(seqs)
+        self._new_planned.extend(seqs)
         for sid, seq in seqs.items():
             self._weigh(self.dag.stages.get(sid), seq)
 
@@ -152,6 +164,12 @@ class Planner:
                 self.refs.costs.disk.add(r.id)
         for s in stages:
             self.dag.add_stage(replace(s, job_id=job.id if s.job_id is None else s.job_id))
+            if self.bounded:
+                self._stage_jobs.setdefault(s.id, set()).add(job.id)
+        if self.bounded and job.id not in self._job_rdds:
+            self._job_rdds[job.id] = ids = [r.id for r in rdds]
+            for r in ids:
+                self._rdd_jobs[r] = self._rdd_jobs.get(r, 0) + 1
         self.dag.add_job(job)
         self.running.add(job.id)
         created: set[Block] = set()
@@ -278,6 +296,7 @@ class Planner:
                     self._builder[b[0]] = stage.id
                     self._builds.setdefault(stage.id, set()).add(b[0])
         self.planned.add(stage.id)
+        self._new_planned.append(stage.id)
         self._weigh(stage, self.refs.stage_seq.get(stage.id))
 
     def stage_submitted(self, stage_id: int) -> None:
@@ -289,7 +308,10 @@ class Planner:
             self.refs.advance(seq)
 
     def stage_completed(self, stage_id: int) -> None:
-        self.completed.add(stage_id)
+        if stage_id not in self.completed:
+            self.completed.add(stage_id)
+            if self.bounded:
+                self._completed_order.append(stage_id)
         self.refs.forget_stage(stage_id)
 
     def job_ended(self, job_id: int) -> None:
@@ -305,6 +327,40 @@ class Planner:
         for s in job.stage_ids:
             if s not in shared:
                 self.refs.drop_stage(s)
+
+    def forget_job(self, job_id: int) -> None:
+        """The job ended (after ``job_ended``): drop what only it held, so that a long
+        application's state is bounded by its live jobs and cached RDDs, not by its age. Its
+        stages (unless a live job shares them) and RDDs (unless cached or in a live job) leave the
+        DAG: a later job's start describes again every stage and RDD it contains. Completed stages
+        are remembered (a later job skips them) up to the last ``RECENT_COMPLETED``.
+        Only with ``bounded``; the simulator keeps the whole run."""
+        if not self.bounded:
+            return
+        job = self.dag.jobs.pop(job_id, None)
+        for s in job.stage_ids if job else ():
+            jobs = self._stage_jobs.get(s)
+            if jobs is not None:
+                jobs.discard(job_id)
+                if jobs:
+                    continue
+                del self._stage_jobs[s]
+            self.refs.forget_stage(s)
+            self.dag.stages.pop(s, None)
+            self.planned.discard(s)
+            self._builds.pop(s, None)
+        for r in self._job_rdds.pop(job_id, ()):
+            left = self._rdd_jobs.pop(r) - 1
+            if left:
+                self._rdd_jobs[r] = left
+            elif r in self.dag.rdds and not self.dag.rdds[r].cached:
+                self._forget_rdd(r)
+        while len(self._completed_order) > RECENT_COMPLETED:
+            self.completed.discard(self._completed_order.popleft())
+
+    def _forget_rdd(self, rdd_id: int) -> None:
+        self.dag.rdds.pop(rdd_id, None)
+        self._origin.pop(rdd_id, None)
 
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None) -> None:
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
@@ -356,22 +412,40 @@ class Planner:
             if executor in where:
                 self.block_removed(block, executor)
 
+    def _blocks_of(self, container, rdd_id: int) -> list[Hashable]:
+        """The RDD's blocks in ``container``: by its partitions when it is known (work
+        proportional to the RDD, not to everything cached), else by a scan."""
+        r = self.dag.rdds.get(rdd_id)
+        if self.block_ids is not None or r is None or r.num_partitions > len(container):
+            return self._of_rdd(container, rdd_id)
+        return [b for b in ((rdd_id, p) for p in range(r.num_partitions)) if b in container]
+
     def rdd_unpersisted(self, rdd_id: int) -> None:
         """The RDD is no longer cached: its blocks are gone and later DAG walks go through it
-        (only the planner's own copy of the RDD is marked)."""
-        for b in self._of_rdd(self.locations, rdd_id):
+        (only the planner's own copy of the RDD is marked). An RDD no live job holds leaves the
+        DAG (the live brain forgets ended jobs, ``forget_job``)."""
+        for b in self._blocks_of(self.locations, rdd_id):
             for ex in list(self.locations[b]):
                 self.block_removed(b, ex)
             del self.locations[b]
-        self.materialized.difference_update(self._of_rdd(self.materialized, rdd_id))
+        self.materialized.difference_update(self._blocks_of(self.materialized, rdd_id))
+        costs = self.refs.costs
+        for b in self._blocks_of(costs.size, rdd_id):
+            del costs.size[b]
+        if self.bounded:
+            count = self.refs.count
+            for b in self._blocks_of(count, rdd_id):
+                if not count[b]:  # no reference left: as good as never counted
+                    del count[b]
         if rdd_id in self.dag.rdds:
             self.dag.rdds[rdd_id].cached = False
-        costs = self.refs.costs
-        for b in self._of_rdd(costs.size, rdd_id):
-            del costs.size[b]
         costs.rebuild_s.pop(rdd_id, None)
         self._origin.pop(rdd_id, None)
+        self._builder.pop(rdd_id, None)
+        self._samples.pop(rdd_id, None)
         costs.disk.discard(rdd_id)
+        if self.bounded and rdd_id not in self._rdd_jobs:
+            self._forget_rdd(rdd_id)
 
     # ---- priorities out --------------------------------------------------------------------
     def priority(self, block: Hashable) -> float:
@@ -394,6 +468,11 @@ class Planner:
 
     def planned_stages(self) -> set[int]:
         return set(self.planned)
+
+    def take_planned(self) -> list[int]:
+        """Stages planned since the last call (what a publish must announce)."""
+        out, self._new_planned = self._new_planned, []
+        return out
 
 
 def _parents_first(stages: list[Stage]) -> list[Stage]:

@@ -4,6 +4,8 @@
   conf                            the spark.lrc.* table (markdown)
   report STATS [--plot OUT.png]   one application's stats, readable: STATS is the spark.lrc.statsPath
                                   JSON or a Spark event log with spark-lrc's summary event
+  scale [--jobs N --parts P]      a synthetic application's events through the brain: time per
+                                  phase, memory, structure sizes (spark_plugin/scale.py)
 """
 import sys
 
@@ -22,6 +24,10 @@ def main(argv: list[str]) -> None:
         from .report import main as report
 
         sys.exit(report(argv[1:]))
+    elif cmd == "scale":
+        from .scale import main as scale
+
+        sys.exit(scale(argv[1:]))
     else:
         print(__doc__)
         sys.exit(0 if cmd in ("help", "-h", "--help") else 2)

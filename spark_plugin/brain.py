@@ -27,6 +27,7 @@ from .recorder import TraceRecorder
 
 log = logging.getLogger("spark_lrc")
 Block = tuple[int, int]
+PUBLISHED_STAGES = 1024  # as many as an executor remembers planned (PriorityEntries.RECENT_PLANNED)
 
 
 class Brain:
@@ -45,9 +46,12 @@ class Brain:
         self._resync_wanted = False
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
-        self._published_rdds: set[int] = set()
-        self._published_stages: set[int] = set()
+        self._published_rdds: set[int] = set()  # RDDs in the executors' table
+        # the last stages announced planned (a fall-back re-announces them: nobody waits)
+        self._published_stages: OrderedDict[int, None] = OrderedDict()
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
+        self._unsent_stages: set[int] = set()  # stages of a publish that failed
+        self._gone: set[int] = set()  # unpersisted RDDs: removed from the table by the next publish
         self._in_table: dict[int, int] = {}  # rdd -> its array's size in the JVM's table
         self._unplanned_job_times: list[float] = []
         self._dirty = False  # events applied since the last publish
@@ -55,6 +59,7 @@ class Brain:
         self._last_publish = 0.0
         self._last_metrics = 0.0
         self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
+        self._reported: set[tuple[int, int]] = set()  # tasks whose report came before their end
         self._lock = threading.RLock()  # the state below; held while applying a batch
         self._consume = threading.Lock()  # the event buffer: held from drain to applied
         self._stop = threading.Event()
@@ -65,11 +70,11 @@ class Brain:
             wire.JobStart: self._job_start,
             wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage),
             wire.StageCompleted: lambda ev: self._planner_call("stage_completed", ev.stage),
-            wire.JobEnd: lambda ev: self._planner_call("job_ended", ev.job),
+            wire.JobEnd: self._job_end,
             wire.TaskEnd: self._task_end,
             wire.TaskCache: self._task_cache,
             wire.BlockUpdate: self._block,
-            wire.Unpersist: lambda ev: self._planner_call("rdd_unpersisted", ev.rdd),
+            wire.Unpersist: self._unpersist,
             wire.ExecutorAdded: self._executor_added,
             wire.ExecutorRemoved: self._executor_removed,
             wire.ExecutorPlugin: lambda ev: self.metrics.executor_plugin(
@@ -85,7 +90,7 @@ class Brain:
         return Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
                        predict={"auto": None, "true": profile is None,
                                 "false": False}[settings.predict],
-                       gpu_cost_weight=settings.gpu_cost_weight)
+                       gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> "Brain":
@@ -145,6 +150,8 @@ class Brain:
             self._in_table.clear()  # the fallback removed every array from the JVM's table
             self._published_rdds.clear()
             self._unsent.clear()
+            self._unsent_stages.clear()
+            self._gone.clear()
             self._finished_reads.clear()
             self._unplanned_job_times.clear()
             self.degraded, self._resync_wanted = None, False
@@ -244,14 +251,27 @@ class Brain:
         self._unplanned_job_times.append(float(ev.time))
         self._planner_call("add_job", job, stages, rdds)
 
+    def _job_end(self, ev: wire.JobEnd) -> None:
+        self._planner_call("job_ended", ev.job)
+        self._planner_call("forget_job", ev.job)  # state stays bounded by what is live
+
+    def _unpersist(self, ev: wire.Unpersist) -> None:
+        self._planner_call("rdd_unpersisted", ev.rdd)
+        if ev.rdd in self._published_rdds:
+            self._gone.add(ev.rdd)  # executors drop its priorities (their table stays bounded)
+
     def _task_end(self, ev: wire.TaskEnd) -> None:
+        stage, part = ev.stage, ev.partition
+        reported = (stage, part) in self._reported
+        self._reported.discard((stage, part))
         if not ev.success:
             return
-        stage, part = ev.stage, ev.partition
-        # The executor's report on this task may come after its end: keep what it was to read.
-        self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
-        while len(self._finished_reads) > 100_000:
-            self._finished_reads.popitem(last=False)
+        # The executor's report on this task may come after its end: keep what it was to read
+        # (until the report comes; not when it came first: only tasks in flight are kept).
+        if not reported:
+            self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
+            while len(self._finished_reads) > 100_000:
+                self._finished_reads.popitem(last=False)
         self._planner_call("task_finished", stage, part, ev.duration_ms / 1000)
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:
@@ -265,6 +285,8 @@ class Brain:
 
     def _task_cache(self, ev: wire.TaskCache) -> None:
         stage, part = ev.stage, ev.partition
+        if (stage, part) not in self._finished_reads and len(self._reported) < 100_000:
+            self._reported.add((stage, part))  # its end is still to come
         self.metrics.task(ev.executor, self._planned_reads(stage, part), set(blocks(ev.hits)),
                           set(blocks(ev.puts)), blocks(ev.evicted), self._in_memory_somewhere)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
@@ -298,7 +320,7 @@ class Brain:
             return
         try:
             changed = self.planner.take_changes()
-            new_stages = self.planner.planned_stages() - self._published_stages
+            new_stages = self._unsent_stages.union(self.planner.take_planned())
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
@@ -306,8 +328,9 @@ class Brain:
         if self.settings.policy != "lru":
             for r, p in changed:
                 parts[r].add(p)
-        for r in self._unsent:  # a failed publish's RDDs go out whole
+        for r in self._unsent | self._gone:  # a failed publish's RDDs go out whole
             parts.setdefault(r, set())
+        self._gone = set()
         rdds = set(parts)
         if not rdds and not new_stages:
             self._unplanned_job_times.clear()
@@ -319,13 +342,22 @@ class Brain:
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
             self._unsent = rdds
+            self._unsent_stages = new_stages
             self._in_table = {}  # unknown what the JVM holds now: every RDD goes out whole
             self._dirty = True
             return
-        self._unsent = set()
-        self._in_table.update(sizes)
-        self._published_rdds |= rdds
-        self._published_stages |= new_stages
+        self._unsent, self._unsent_stages = set(), set()
+        for r, n in sizes.items():
+            if n:
+                self._in_table[r] = n
+                self._published_rdds.add(r)
+            else:  # removed from the table: nothing to remember
+                self._in_table.pop(r, None)
+                self._published_rdds.discard(r)
+        for st in sorted(new_stages):
+            self._published_stages[st] = None
+        while len(self._published_stages) > PUBLISHED_STAGES:
+            self._published_stages.popitem(last=False)
         now = time.time() * 1000
         self.metrics.plan_latency_ms.extend(now - t for t in self._unplanned_job_times)
         self._unplanned_job_times.clear()
@@ -401,7 +433,7 @@ class Brain:
             path.write_text(json.dumps(self.stats(), indent=2, sort_keys=True))
         if self.recorder is not None and self.settings.trace_path:
             try:
-                self.recorder.save(self.settings.trace_path, self.planner.dag)
+                self.recorder.save(self.settings.trace_path)
             except Exception as e:
                 log.warning("spark-lrc: could not write the trace to %s: %r", self.settings.trace_path, e)
 

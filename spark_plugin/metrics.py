@@ -24,6 +24,7 @@ from .wire import Eviction
 
 Block = tuple[int, int]
 RECENT_PUSHES = 100_000
+RECENT_SAMPLES = 2_000  # plan latencies and executor waits summarized: the most recent ones
 RECENT_EVICTIONS = 200
 
 
@@ -64,8 +65,9 @@ class Metrics:
     evictions_per_rdd: Counter = field(default_factory=Counter)
     hits_per_rdd: Counter = field(default_factory=Counter)
     misses_per_rdd: Counter = field(default_factory=Counter)
-    plan_latency_ms: list[float] = field(default_factory=list)
-    executor_wait_ms: list[float] = field(default_factory=list)
+    # recent only (bounded: a long application must not grow them per job)
+    plan_latency_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    executor_wait_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_PUSHES))  # recent only
     eviction_orders: Counter = field(default_factory=Counter)
     evicted_for_rdd: Counter = field(default_factory=Counter)

@@ -15,10 +15,12 @@ from lrc.derive import build_trace
 from lrc.trace import Event, Trace, save_trace
 
 from . import wire
+from .events import job_from_event
 
 
 class TraceRecorder:
     def __init__(self) -> None:
+        self.dag = AppDAG()  # every job's stages and RDDs (the brain's planner forgets ended ones)
         self.events: list[Event] = []
         self.sizes: dict[Block, int] = {}
         self.ever_cached: dict[int, str] = {}  # rdd id -> storage level while it was cached
@@ -27,6 +29,12 @@ class TraceRecorder:
         """Take one decoded shim event; ignores kinds a trace does not hold."""
         match ev:
             case wire.JobStart():
+                job, stages, rdds = job_from_event(ev)
+                for r in rdds:
+                    self.dag.add_rdd(r)
+                for st in stages:
+                    self.dag.add_stage(st)
+                self.dag.add_job(job)
                 for s in ev.stages:
                     for r in s.rdds:
                         if r.cached:
@@ -49,12 +57,12 @@ class TraceRecorder:
                 if b is not None and size > 0:
                     self.sizes[b] = max(size, self.sizes.get(b, 0))
 
-    def build(self, dag: AppDAG) -> Trace:
+    def build(self, dag: AppDAG | None = None) -> Trace:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates
         (`lrc.derive.build_trace`, which event logs go through too)."""
-        return build_trace(dag, self.events, self.sizes, self.ever_cached, name="recorded")
+        return build_trace(self.dag if dag is None else dag, self.events, self.sizes, self.ever_cached, name="recorded")
 
-    def save(self, path: str | Path, dag: AppDAG) -> Path:
+    def save(self, path: str | Path, dag: AppDAG | None = None) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         return save_trace(self.build(dag), path)

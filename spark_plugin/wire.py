@@ -154,13 +154,20 @@ def _decode(cls: type, obj: Any, where: str) -> Any:
     values = {}
     for name, (attr, tp, required) in spec.items():
         if name in obj:
-            values[attr] = _value(tp, obj[name], f"{where}.{name}")
+            v = obj[name]
+            if type(v) is tp and tp in _PLAIN:  # the common case, checked without a path string
+                values[attr] = v
+            else:
+                values[attr] = _value(tp, v, f"{where}.{name}")
         elif required:
             raise WireError(f"{where}: field {name!r} is missing")
-    extra = set(obj) - set(spec)
-    if extra:
+    if not obj.keys() <= spec.keys():
+        extra = set(obj) - set(spec)
         raise WireError(f"{where}: unexpected field(s) {', '.join(sorted(extra))}")
     return cls(**values)
+
+
+_PLAIN = (int, str, bool, float)  # exact type match: a bool is not an int here
 
 
 @functools.cache
@@ -175,7 +182,10 @@ def _value(tp: Any, v: Any, where: str) -> Any:
         return None if v is None else _value(next(a for a in args if a is not type(None)), v, where)
     if origin is tuple:
         _expect(v, list, where)
-        return tuple(_value(args[0], x, f"{where}[{i}]") for i, x in enumerate(v))
+        item = args[0]
+        if item in _PLAIN and all(type(x) is item for x in v):
+            return tuple(v)
+        return tuple(_value(item, x, f"{where}[{i}]") for i, x in enumerate(v))
     if origin is dict:
         _expect(v, dict, where)
         return {k: _value(args[1], x, f"{where}.{k}") for k, x in v.items()}

@@ -67,7 +67,7 @@ final class CacheMetrics {
   }
 
   /** Counts one task's report (the one its {@code task_cache} event carries). */
-  void taskReported(PriorityEntries.TaskCounters c, String executorId) {
+  void taskReported(TaskCounters c, String executorId) {
     if (failed) {
       return;
     }

@@ -185,14 +185,14 @@ final class Events {
   }
 
   static String taskCache(String executor, int stage, int partition, long task,
-      PriorityEntries.TaskCounters c, long tableVersion) {
+      TaskCounters c, long tableVersion) {
     ObjectNode n = event(Type.TASK_CACHE).put("executor", executor).put("stage", stage)
         .put("partition", partition).put("task", task);
     n.set("hits", strings(c.hits));
     n.set("puts", strings(c.puts));
     n.set("evicted", strings(c.evicted));
     ArrayNode evictions = n.putArray("evictions");
-    for (PriorityEntries.Eviction e : c.evictions) {
+    for (TaskCounters.Eviction e : c.evictions) {
       ObjectNode x = evictions.addObject().put("block", e.block).put("order", e.order);
       if (Double.isFinite(e.priority)) {
         x.put("priority", e.priority);

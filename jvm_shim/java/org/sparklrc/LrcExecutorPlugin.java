@@ -44,6 +44,25 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
 
   /** The installed map of this JVM's executor (null if none): for tests and the benchmark. */
   static volatile PriorityEntries installed;
+  /** This JVM's plugin (null before init): {@link #stateSizes()} reads it. */
+  private static volatile LrcExecutorPlugin plugin;
+
+  /** Entries of this executor's plugin state, by structure ("" if none is installed): read by
+   * {@code org.sparklrc.bench.StateProbe} in a task, for the bounded-state benchmark. */
+  public static String stateSizes() {
+    LrcExecutorPlugin p = plugin;
+    PriorityEntries m = p == null ? null : p.entries;
+    if (m == null) {
+      return "";
+    }
+    int[] s = m.stateSizes();
+    TableWatch w = p.watch;
+    return "executor=" + p.executorId + ",cached_blocks=" + m.size() + ",rdd_blocks=" + s[4]
+        + ",table_rdds=" + s[0]
+        + ",priorities=" + s[1] + ",planned_stages=" + s[2] + ",counted_tasks=" + s[3]
+        + ",reported_stages=" + p.reportedStages.size()
+        + ",plan_deadlines=" + (w == null ? 0 : w.planDeadlines());
+  }
 
   @Override
   public void init(PluginContext ctx, Map<String, String> extraConf) {
@@ -56,6 +75,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       waitMs = Math.max(0, settings.getLong(Settings.TABLE_WAIT_MS));
       entries = install(settings);
       installed = entries;
+      plugin = this;
     } catch (Throwable t) {
       entries = null;
       error = String.valueOf(t);
@@ -148,7 +168,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       if (m == null || task == null) {
         return;
       }
-      PriorityEntries.TaskCounters c = m.taskEnded(task[2]);
+      TaskCounters c = m.taskEnded(task[2]);
       if (c == null) {
         return;
       }

@@ -1,23 +1,18 @@
 package org.sparklrc;
 
+import java.util.AbstractCollection;
 import java.util.AbstractSet;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.TaskContext;
 import org.apache.spark.storage.BlockId;
-import org.apache.spark.storage.RDDBlockId;
 import org.apache.spark.storage.memory.MemoryEntry;
+import org.sparklrc.PriorityIndex.Node;
 
 /**
  * Drop-in for MemoryStore's {@code entries} map. Behaves exactly like Spark's access-ordered
@@ -27,112 +22,44 @@ import org.apache.spark.storage.memory.MemoryEntry;
  * Spark's own LRU order. Priorities: RDD block -> table[rdd][partition], unlisted -> 0, non-RDD
  * blocks -> +infinity. Spark calls every method under this map's monitor; so do we.
  *
- * <p>The order is kept incrementally in a TreeSet keyed by (priority, access sequence), updated in
- * get/put/remove and re-keyed for the RDDs a table changes, so an eviction decision costs
- * O(k log n) for k visited blocks instead of a sort.
+ * <p>get/put/remove run for every block a task reads or writes, so they must cost what Spark's
+ * own map costs: the LinkedHashMap stores each block's {@link Node} as its value (one hash lookup
+ * per call, as in Spark; the methods that hand values out unwrap them), the order under a table
+ * is kept in O(1) per call ({@link PriorityIndex}, not kept before the first table), and a task's
+ * accounting is an append to its log ({@link TaskCounters}). An eviction decision costs O(k) for
+ * the k blocks it visits.
  */
 public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>> {
   private static final long serialVersionUID = 1L;
+  /** Stages whose plan this executor remembers (older ones are forgotten: bounded state). */
+  static final int RECENT_PLANNED = 1024;
 
-  /** One cached block in the ordered index; doubles as the Map.Entry the eviction walk sees. */
-  static final class Node implements Map.Entry<BlockId, MemoryEntry<?>> {
-    final BlockId key;
-    final int rdd;   // -1 for non-RDD blocks
-    final int part;
-    MemoryEntry<?> value;
-    double priority;
-    long seq;
-
-    Node(BlockId key, MemoryEntry<?> value) {
-      this.key = key;
-      this.value = value;
-      if (key instanceof RDDBlockId) {
-        this.rdd = ((RDDBlockId) key).rddId();
-        this.part = ((RDDBlockId) key).splitIndex();
-      } else {
-        this.rdd = -1;
-        this.part = -1;
-      }
-    }
-
-    @Override
-    public BlockId getKey() {
-      return key;
-    }
-
-    @Override
-    public MemoryEntry<?> getValue() {
-      return value;
-    }
-
-    @Override
-    public MemoryEntry<?> setValue(MemoryEntry<?> v) {
-      throw new UnsupportedOperationException("read-only view");
-    }
-  }
-
-  private static final Comparator<Node> ORDER = (a, b) -> {
-    int c = Double.compare(a.priority, b.priority);
-    return c != 0 ? c : Long.compare(a.seq, b.seq);
-  };
-
-  /** One eviction and why: the order that picked it and the block whose insert needed room. */
-  static final class Eviction {
-    final String block;
-    /** "priority" when a table was in force (lowest priority first, ties least recently used
-     * first; RDDs the table does not list have priority 0), "lru" when none was (Spark's order). */
-    final String order;
-    final double priority;
-    /** The block this task put next (the one the room was made for); null if none followed,
-     * e.g. an unroll that failed or execution memory taking storage memory back. */
-    String forBlock;
-
-    Eviction(String block, String order, double priority) {
-      this.block = block;
-      this.order = order;
-      this.priority = priority;
-    }
-  }
-
-  /** What one task did to the cache (reported at task end). */
-  static final class TaskCounters {
-    final LinkedHashSet<String> hits = new LinkedHashSet<>();
-    final LinkedHashSet<String> puts = new LinkedHashSet<>();
-    final LinkedHashSet<String> evicted = new LinkedHashSet<>();
-    final List<Eviction> evictions = new ArrayList<>();
-    private int unattributed = 0; // evictions[unattributed..] wait for the next put
-
-    void evicted(Eviction e) {
-      evicted.add(e.block);
-      evictions.add(e);
-    }
-
-    /** The task stored {@code block}: the evictions not yet attributed made room for it. */
-    void stored(String block) {
-      for (; unattributed < evictions.size(); unattributed++) {
-        evictions.get(unattributed).forBlock = block;
-      }
-    }
-  }
-
-  // Ordered index (guarded by this).
-  private transient HashMap<BlockId, Node> nodes = new HashMap<>();
-  private transient TreeSet<Node> order = new TreeSet<>(ORDER);
-  private transient HashMap<Integer, HashSet<Node>> byRdd = new HashMap<>();
+  // Table in force and the order it defines (guarded by this).
+  private transient PriorityIndex index = new PriorityIndex();
+  private boolean indexed = false; // the index is kept: a table has been in force
   private long seqCounter = 0;
-
-  // Table in force (guarded by this).
   private long version = 0;
-  private final HashMap<Integer, double[]> table = new HashMap<>();
-  private final HashSet<Integer> planned = new HashSet<>();
+  private final LinkedHashMap<Integer, Boolean> planned = new LinkedHashMap<Integer, Boolean>() {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
+      return size() > RECENT_PLANNED;
+    }
+  };
 
   // Accounting.
   private final transient ConcurrentHashMap<Long, TaskCounters> tasks = new ConcurrentHashMap<>();
+  private int taskGen = 0; // changes whenever a task starts or ends (guarded by this)
+  private transient Thread countedThread; // counters(): the last thread's task, while taskGen holds
+  private transient TaskCounters countedTask;
+  private int countedGen = -1;
   /** Blocks the current thread's last eviction walk yielded: their get/remove is eviction, not use. */
-  private final transient ThreadLocal<HashSet<BlockId>> walked =
+  private final transient ThreadLocal<HashSet<Node>> walked =
       ThreadLocal.withInitial(HashSet::new);
   /** Whether that walk followed a table (priority order) or Spark's LRU order. */
   private final transient ThreadLocal<Boolean> walkOrdered = ThreadLocal.withInitial(() -> false);
+  private int walkMarks = 0; // sum of Node.walks: 0 = no walk pending, skip the thread-local
   private long evictedTotal = 0;
 
   public PriorityEntries() {
@@ -147,7 +74,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   }
 
   public synchronized boolean isPlanned(int stage) {
-    return planned.contains(stage);
+    return planned.containsKey(stage);
   }
 
   /**
@@ -157,130 +84,56 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   public synchronized void applyTable(long newVersion, boolean reset, Map<Integer, double[]> arrays,
       Collection<Integer> plannedStages) {
     if (reset) {
-      table.clear();
       planned.clear();
     }
-    for (Map.Entry<Integer, double[]> e : arrays.entrySet()) {
-      if (e.getValue() == null || e.getValue().length == 0) {
-        table.remove(e.getKey());
-      } else {
-        table.put(e.getKey(), e.getValue());
-      }
-    }
-    int affected = 0;
-    if (!reset) {
-      for (Integer rdd : arrays.keySet()) {
-        HashSet<Node> ns = byRdd.get(rdd);
-        affected += ns == null ? 0 : ns.size();
-      }
-    }
-    if (reset || affected > order.size() / 8) {
-      rebuildOrder(); // large change: O(n log n) array sort + O(n) tree build
-    } else {
-      for (Integer rdd : arrays.keySet()) {
-        HashSet<Node> ns = byRdd.get(rdd);
-        if (ns == null) {
-          continue;
-        }
-        for (Node n : ns) {
-          double p = priorityOf(n);
-          if (Double.compare(p, n.priority) != 0) {
-            order.remove(n);
-            n.priority = p;
-            order.add(n);
-          }
-        }
-      }
-    }
+    int affected = index.setPriorities(arrays, reset);
     if (plannedStages != null) {
-      planned.addAll(plannedStages);
+      for (Integer stage : plannedStages) {
+        planned.put(stage, Boolean.TRUE);
+      }
     }
     version = Math.max(version, newVersion);
-  }
-
-  /** Recomputes every priority and rebuilds the TreeSet from a sorted array in linear time. */
-  private void rebuildOrder() {
-    final Node[] all = nodes.values().toArray(new Node[0]);
-    for (Node n : all) {
-      n.priority = priorityOf(n);
+    if (version == 0) {
+      return; // still no table: Spark's order, nothing to index
     }
-    java.util.Arrays.sort(all, ORDER);
-    TreeSet<Node> fresh = new TreeSet<>(ORDER);
-    fresh.addAll(new SortedArrayView(all)); // TreeMap.buildFromSorted: no comparisons
-    order = fresh;
-  }
-
-  /** Just enough of a SortedSet over a sorted array for TreeSet.addAll's linear-time path. */
-  private static final class SortedArrayView extends AbstractSet<Node>
-      implements java.util.SortedSet<Node> {
-    private final Node[] a;
-
-    SortedArrayView(Node[] a) {
-      this.a = a;
-    }
-
-    @Override
-    public Iterator<Node> iterator() {
-      return java.util.Arrays.asList(a).iterator();
-    }
-
-    @Override
-    public int size() {
-      return a.length;
-    }
-
-    @Override
-    public Comparator<? super Node> comparator() {
-      return ORDER;
-    }
-
-    @Override
-    public java.util.SortedSet<Node> subSet(Node from, Node to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedSet<Node> headSet(Node to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedSet<Node> tailSet(Node from) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public Node first() {
-      return a[0];
-    }
-
-    @Override
-    public Node last() {
-      return a[a.length - 1];
+    if (!indexed || reset || affected > size() / 8) {
+      index.rebuild(super.values()); // O(n): Spark's LRU order is access-sequence order
+      indexed = true;
+    } else {
+      index.rekey(arrays.keySet());
     }
   }
 
-  private double priorityOf(Node n) {
-    if (n.rdd < 0) {
-      return Double.POSITIVE_INFINITY;
-    }
-    double[] arr = table.get(n.rdd);
-    if (arr == null || n.part < 0 || n.part >= arr.length) {
-      return 0.0;
-    }
-    return arr[n.part];
-  }
-
-  /** Priority of a cached block under the table in force (for tests / diagnostics). */
+  /** Priority of a cached block under the table in force (for tests / diagnostics; O(n)). */
   public synchronized double priority(BlockId id) {
-    Node n = nodes.get(id);
-    return n == null ? Double.NaN : n.priority;
+    for (MemoryEntry<?> v : super.values()) {
+      Node n = (Node) v;
+      if (n.key.equals(id)) {
+        return indexed ? n.priority : n.rdd < 0 ? Double.POSITIVE_INFINITY : 0.0;
+      }
+    }
+    return Double.NaN;
+  }
+
+  /** Entries of the side state (a bounded-state check): [RDDs in the table or with cached
+   * blocks, distinct priorities of cached blocks, planned stages remembered, tasks counted, RDD
+   * blocks cached (the rest of size() are Spark's broadcast and other blocks)]. */
+  public synchronized int[] stateSizes() {
+    int[] s = index.sizes();
+    int rddBlocks = 0;
+    for (BlockId id : super.keySet()) {
+      rddBlocks += id instanceof org.apache.spark.storage.RDDBlockId ? 1 : 0;
+    }
+    return new int[] {s[0], s[1], planned.size(), tasks.size(), rddBlocks};
   }
 
   // ---------------------------------------------------------------- accounting
 
   void taskStarted(long taskAttemptId) {
     tasks.put(taskAttemptId, new TaskCounters());
+    synchronized (this) {
+      taskGen++;
+    }
   }
 
   /** Tasks between taskStarted and taskEnded on this executor. */
@@ -288,106 +141,179 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     return tasks.size();
   }
 
+  /** The task's report (null if it was not counted). */
   TaskCounters taskEnded(long taskAttemptId) {
-    walked.get().clear();
-    return tasks.remove(taskAttemptId);
+    synchronized (this) {
+      taskGen++;
+      if (walkMarks > 0) {
+        clearWalk();
+      }
+      TaskCounters c = tasks.remove(taskAttemptId);
+      return c == null ? null : c.finish();
+    }
   }
 
   public synchronized long evictedTotal() {
     return evictedTotal;
   }
 
-  private static TaskCounters countersOrNull(ConcurrentHashMap<Long, TaskCounters> tasks) {
-    TaskContext tc = TaskContext.get();
-    return tc == null ? null : tasks.get(tc.taskAttemptId());
+  /** The calling thread's task counters, or null (under the monitor; one lookup per thread and
+   * task, not per call). */
+  private TaskCounters counters() {
+    Thread t = Thread.currentThread();
+    if (t != countedThread || countedGen != taskGen) {
+      TaskContext tc = TaskContext.get();
+      countedTask = tc == null ? null : tasks.get(tc.taskAttemptId());
+      countedThread = t;
+      countedGen = taskGen;
+    }
+    return countedTask;
+  }
+
+  /** Forgets the current thread's walk (under the monitor). */
+  private void clearWalk() {
+    HashSet<Node> seen = walked.get();
+    for (Node n : seen) {
+      n.walks--;
+    }
+    walkMarks -= seen.size();
+    seen.clear();
   }
 
   // ---------------------------------------------------------------- Map methods Spark calls
 
   @Override
   public synchronized MemoryEntry<?> get(Object key) {
-    MemoryEntry<?> v = super.get(key);
-    if (v != null) {
-      Node n = nodes.get(key);
-      if (n != null) {
-        order.remove(n);
-        n.seq = ++seqCounter;
-        order.add(n);
-      }
-      if (key instanceof RDDBlockId && !walked.get().contains(key)) {
-        TaskCounters c = countersOrNull(tasks);
-        if (c != null && !c.puts.contains(((BlockId) key).name())) {
-          c.hits.add(((BlockId) key).name());
-        }
+    Node n = (Node) super.get(key);
+    if (n == null) {
+      return null;
+    }
+    n.seq = ++seqCounter;
+    if (n.bucket != null) {
+      PriorityIndex.touched(n);
+    }
+    if (n.rdd >= 0 && (n.walks == 0 || !walked.get().contains(n))) {
+      TaskCounters c = counters();
+      if (c != null) {
+        c.read(n.key);
       }
     }
-    return v;
+    return n.value;
   }
 
   @Override
   public synchronized MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
-    MemoryEntry<?> old = super.put(key, value);
-    Node n = nodes.get(key);
-    if (n == null) {
-      n = new Node(key, value);
-      n.priority = priorityOf(n);
-      nodes.put(key, n);
-      if (n.rdd >= 0) {
-        byRdd.computeIfAbsent(n.rdd, k -> new HashSet<>()).add(n);
+    Node n = new Node(key, value);
+    Node old = (Node) super.put(key, n);
+    MemoryEntry<?> previous = null;
+    if (old == null) {
+      n.seq = ++seqCounter;
+      if (indexed) {
+        index.add(n);
       }
-    } else {
-      order.remove(n);
-      n.value = value;
+    } else { // stored again (MemoryStore never does): keep the node, as a use
+      super.put(key, old);
+      previous = old.value;
+      old.value = value;
+      old.seq = ++seqCounter;
+      if (old.bucket != null) {
+        PriorityIndex.touched(old);
+      }
     }
-    n.seq = ++seqCounter;
-    order.add(n);
-    walked.get().clear();
-    TaskCounters c = countersOrNull(tasks);
+    if (walkMarks > 0) {
+      clearWalk();
+    }
+    TaskCounters c = counters();
     if (c != null) {
-      if (key instanceof RDDBlockId) {
-        c.puts.add(key.name());
-      }
-      c.stored(key.name()); // e.g. rdd_5_2, or broadcast_3_piece0 for a non-RDD block
+      c.stored(key);
     }
-    return old;
+    return previous;
   }
 
   @Override
   public synchronized MemoryEntry<?> remove(Object key) {
-    MemoryEntry<?> old = super.remove(key);
-    Node n = nodes.remove(key);
-    if (n != null) {
-      order.remove(n);
-      if (n.rdd >= 0) {
-        HashSet<Node> ns = byRdd.get(n.rdd);
-        if (ns != null) {
-          ns.remove(n);
-          if (ns.isEmpty()) {
-            byRdd.remove(n.rdd);
-          }
-        }
-      }
+    Node n = (Node) super.remove(key);
+    if (n == null) {
+      return null;
     }
-    if (old != null && walked.get().remove(key)) {
+    if (n.bucket != null) {
+      index.remove(n);
+    }
+    if (n.walks > 0 && walked.get().remove(n)) {
+      n.walks--;
+      walkMarks--;
       evictedTotal++;
-      if (key instanceof RDDBlockId) {
-        TaskCounters c = countersOrNull(tasks);
+      if (n.rdd >= 0) {
+        TaskCounters c = counters();
         if (c != null) {
           boolean ordered = walkOrdered.get();
-          c.evicted(new Eviction(((BlockId) key).name(), ordered ? "priority" : "lru",
-              ordered && n != null ? n.priority : Double.NaN));
+          c.evicted(new TaskCounters.Eviction(n.key.name(), ordered ? "priority" : "lru",
+              ordered ? n.priority : Double.NaN));
         }
       }
     }
-    return old;
+    return n.value;
+  }
+
+  @Override
+  public synchronized boolean containsValue(Object value) {
+    for (MemoryEntry<?> v : super.values()) {
+      if (java.util.Objects.equals(((Node) v).value, value)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public synchronized MemoryEntry<?> getOrDefault(Object key, MemoryEntry<?> dflt) {
+    return containsKey(key) ? get(key) : dflt;
+  }
+
+  @Override
+  public synchronized MemoryEntry<?> putIfAbsent(BlockId key, MemoryEntry<?> value) {
+    return containsKey(key) ? get(key) : put(key, value);
+  }
+
+  @Override
+  public synchronized void putAll(Map<? extends BlockId, ? extends MemoryEntry<?>> m) {
+    for (Map.Entry<? extends BlockId, ? extends MemoryEntry<?>> e : m.entrySet()) {
+      put(e.getKey(), e.getValue());
+    }
   }
 
   @Override
   public synchronized void clear() {
     super.clear();
-    nodes.clear();
-    order.clear();
-    byRdd.clear();
+    index.clearBlocks();
+  }
+
+  /** The stored values (MemoryStore.clear() disposes them), unwrapped; read-only. */
+  @Override
+  public Collection<MemoryEntry<?>> values() {
+    final Collection<MemoryEntry<?>> nodes = super.values();
+    return new AbstractCollection<MemoryEntry<?>>() {
+      @Override
+      public int size() {
+        return nodes.size();
+      }
+
+      @Override
+      public Iterator<MemoryEntry<?>> iterator() {
+        final Iterator<MemoryEntry<?>> it = nodes.iterator();
+        return new Iterator<MemoryEntry<?>>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public MemoryEntry<?> next() {
+            return ((Node) it.next()).value;
+          }
+        };
+      }
+    };
   }
 
   /**
@@ -396,11 +322,6 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
    */
   @Override
   public Set<Map.Entry<BlockId, MemoryEntry<?>>> entrySet() {
-    final boolean ordered;
-    synchronized (this) {
-      ordered = version > 0;
-    }
-    final Set<Map.Entry<BlockId, MemoryEntry<?>>> lru = ordered ? null : super.entrySet();
     return new AbstractSet<Map.Entry<BlockId, MemoryEntry<?>>>() {
       @Override
       public int size() {
@@ -409,26 +330,48 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
 
       @Override
       public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
-        final HashSet<BlockId> seen = walked.get();
-        seen.clear();
-        walkOrdered.set(ordered);
-        final Iterator<? extends Map.Entry<BlockId, MemoryEntry<?>>> it =
-            ordered ? order.iterator() : lru.iterator();
-        return new Iterator<Map.Entry<BlockId, MemoryEntry<?>>>() {
-          @Override
-          public boolean hasNext() {
-            return it.hasNext();
+        synchronized (PriorityEntries.this) {
+          if (walkMarks > 0) {
+            clearWalk();
           }
-
-          @Override
-          public Map.Entry<BlockId, MemoryEntry<?>> next() {
-            Map.Entry<BlockId, MemoryEntry<?>> e = it.next();
-            seen.add(e.getKey());
-            return e;
-          }
-        };
+          walkOrdered.set(indexed);
+          return new Walk(indexed ? index.walk() : lruNodes());
+        }
       }
     };
+  }
+
+  @SuppressWarnings("unchecked")
+  private Iterator<Node> lruNodes() {
+    return (Iterator<Node>) (Iterator<?>) super.values().iterator();
+  }
+
+  /** Yields nodes, marking each as walked by this thread (Spark walks under the map's monitor
+   * and changes nothing meanwhile). */
+  private final class Walk implements Iterator<Map.Entry<BlockId, MemoryEntry<?>>> {
+    private final Iterator<Node> nodes;
+    private final HashSet<Node> seen = walked.get();
+
+    Walk(Iterator<Node> nodes) {
+      this.nodes = nodes;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return nodes.hasNext();
+    }
+
+    @Override
+    public Map.Entry<BlockId, MemoryEntry<?>> next() {
+      Node n = nodes.next();
+      synchronized (PriorityEntries.this) {
+        if (seen.add(n)) {
+          n.walks++;
+          walkMarks++;
+        }
+      }
+      return n;
+    }
   }
 
   /** Copies another map's entries in its iteration (LRU) order; call under its monitor. */
@@ -436,6 +379,5 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     for (Map.Entry<BlockId, MemoryEntry<?>> e : old.entrySet()) {
       put(e.getKey(), e.getValue());
     }
-    walked.get().clear();
   }
 }

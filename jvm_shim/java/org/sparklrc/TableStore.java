@@ -46,7 +46,16 @@ public final class TableStore {
   private boolean brain = false;
   /** The table: live RDDs only (a removal deletes the RDD; the log keeps it until compacted). */
   private final Map<Integer, double[]> arrays = new HashMap<>();
-  private final Set<Integer> planned = new LinkedHashSet<>();
+  /** The last stages announced planned (as many as an executor remembers: bounded state). */
+  private final Set<Integer> planned = java.util.Collections.newSetFromMap(
+      new LinkedHashMap<Integer, Boolean>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
+          return size() > PriorityEntries.RECENT_PLANNED;
+        }
+      });
   /** version -> its changes, for versions above {@code floor}; each RDD in one version only. */
   private final TreeMap<Long, Change> log = new TreeMap<>();
   /** rdd id -> the log version holding it (RDDs changed above the floor, removed ones included). */

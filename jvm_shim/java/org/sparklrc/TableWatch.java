@@ -57,6 +57,11 @@ final class TableWatch {
     thread.setDaemon(true);
   }
 
+  /** Stages whose plan deadline is remembered (bounded by RECENT_STAGES). */
+  int planDeadlines() {
+    return planDeadlines.size();
+  }
+
   void start() {
     thread.start();
   }

@@ -20,11 +20,12 @@ import scala.reflect.ClassTag$;
  * Cost of one eviction decision on PriorityEntries as MemoryStore.evictBlocksToFreeSpace makes it
  * (under the map's monitor: walk entrySet() from the front, skip blocks of the RDD being inserted,
  * select until enough bytes), then the drop (remove) and the new block's put; plus the cost of
- * applying table deltas. Usage: java -cp shim.jar:pyspark/jars/* org.sparklrc.bench.EvictionBench
- * [sizes...]
+ * applying table deltas; then the cost of get, put (a new block) and remove against the
+ * {@code LinkedHashMap(32, 0.75f, true)} MemoryStore uses ({@link OpsBench}). Usage:
+ * java -cp shim.jar:pyspark/jars/* org.sparklrc.bench.EvictionBench [sizes...]
  */
 public final class EvictionBench {
-  private static final class Entry implements MemoryEntry<Object> {
+  static final class Entry implements MemoryEntry<Object> {
     private final long size;
 
     Entry(long size) {
@@ -64,6 +65,8 @@ public final class EvictionBench {
     for (int n : sizes) {
       run(n, true);
     }
+    System.out.println();
+    OpsBench.main(sizes);
   }
 
   private static Map<Integer, double[]> randomTable(Random rnd, int rdds) {
