@@ -235,6 +235,9 @@ class _Parser:
             part = int_field(ti, "Index")
         else:
             part = int_field(ti, "Partition ID")
+        if not 0 <= part < (n := self.rdds[self.stages[sid].rdd_id].parts):
+            raise FieldError(f"task of stage {sid}: partition {part} is not one of its RDD's "
+                             f"{n} partitions")
         launch = int_field(ti, "Launch Time", 0, 2**62)
         finish = int_field(ti, "Finish Time", 0, 2**62)
         dur = finish - launch

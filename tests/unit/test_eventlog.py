@@ -282,9 +282,14 @@ def test_bad_tasks_and_block_updates_are_skipped(tmp_path):
     bad_block = block("rdd_1_0", -3)
     shapeless = task(0, 2)  # a shape the fuzz test can reach: an object replaced by a list
     shapeless["Task Info"] = [1, 2]
-    el = read_eventlog(write(tmp_path / "x", ev[:5] + [bad_task, bad_block, shapeless] + ev[5:]))
+    outside = task(0, 4)  # the fuzz test found it: a partition the stage's RDD does not have
+    el = read_eventlog(write(tmp_path / "x",
+                             ev[:5] + [bad_task, bad_block, shapeless, outside] + ev[5:]))
     assert el.tasks == 12
-    assert sum("malformed SparkListenerTaskEnd" in w for w in el.warnings) == 2
+    assert sum("malformed SparkListenerTaskEnd" in w for w in el.warnings) == 3
+    assert any("partition 4 is not one of its RDD's 4 partitions" in w for w in el.warnings)
+    for p in ("lru", "lrc"):
+        simulate(el.trace, p, 0.5, executors=2)
     assert sum("malformed SparkListenerBlockUpdated" in w for w in el.warnings) == 1
 
 
