@@ -21,6 +21,7 @@ from .bridge import JvmBridge
 from . import wire
 from .config import LrcSettings
 from .events import blocks, in_memory, job_from_event
+from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
 from .recorder import TraceRecorder
@@ -41,6 +42,8 @@ class Brain:
                                         "false": False}[settings.predict],
                                gpu_cost_weight=settings.gpu_cost_weight)
         self.metrics = Metrics(settings.policy)
+        self.gpu = (GpuPlacement(settings.gpu_placement_budget_mb << 20)
+                    if settings.gpu_placement else None)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
@@ -64,8 +67,8 @@ class Brain:
         self._handlers: dict[type, Callable[[Any], None]] = {
             wire.JobStart: self._job_start,
             wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage),
-            wire.StageCompleted: lambda ev: self._planner_call("stage_completed", ev.stage),
-            wire.JobEnd: lambda ev: self._planner_call("job_ended", ev.job),
+            wire.StageCompleted: self._stage_completed,
+            wire.JobEnd: self._job_end,
             wire.TaskEnd: self._task_end,
             wire.TaskCache: self._task_cache,
             wire.BlockUpdate: self._block,
@@ -201,6 +204,18 @@ class Brain:
         job, stages, rdds = job_from_event(ev)
         self._unplanned_job_times.append(float(ev.time))
         self._planner_call("add_job", job, stages, rdds)
+        if self.gpu is not None:
+            self.gpu.job_started(job.id, stages)
+
+    def _stage_completed(self, ev: wire.StageCompleted) -> None:
+        self._planner_call("stage_completed", ev.stage)
+        if self.gpu is not None:
+            self.gpu.stage_completed(ev.stage)
+
+    def _job_end(self, ev: wire.JobEnd) -> None:
+        self._planner_call("job_ended", ev.job)
+        if self.gpu is not None:
+            self.gpu.job_ended(ev.job)
 
     def _task_end(self, ev: wire.TaskEnd) -> None:
         if not ev.success:
@@ -223,8 +238,13 @@ class Brain:
 
     def _task_cache(self, ev: wire.TaskCache) -> None:
         stage, part = ev.stage, ev.partition
-        self.metrics.task(ev.executor, self._planned_reads(stage, part), set(blocks(ev.hits)),
-                          set(blocks(ev.puts)), blocks(ev.evicted), self._in_memory_somewhere)
+        reads, hits, puts = self._planned_reads(stage, part), set(blocks(ev.hits)), set(blocks(ev.puts))
+        self.metrics.task(ev.executor, reads, hits, puts, blocks(ev.evicted),
+                          self._in_memory_somewhere)
+        if self.gpu is not None:
+            st = self.planner.dag.stages.get(stage)
+            self.gpu.task_read(ev.executor, st is not None and st.gpus > 0, stage, reads, hits,
+                               puts, self.planner.locations, self.planner.refs.costs.size)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
 
     def _in_memory_somewhere(self, block: Block) -> bool:
@@ -253,6 +273,7 @@ class Brain:
         try:
             changed = self.planner.take_changes()
             new_stages = self.planner.planned_stages() - self._published_stages
+            moves = self.gpu.update(self.planner, self.executors) if self.gpu is not None else None
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
@@ -263,15 +284,20 @@ class Brain:
         for r in self._unsent:  # a failed publish's RDDs go out whole
             parts.setdefault(r, set())
         rdds = set(parts)
-        if not rdds and not new_stages:
+        if not rdds and not new_stages and moves is None:
             self._unplanned_job_times.clear()
             return
         arrays, sizes = self._encode(parts)
         self.version += 1
         try:
-            self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
+            if moves is None:
+                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
+            else:
+                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves=moves)
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
+            if self.gpu is not None:
+                self.gpu.unsent()
             self._unsent = rdds
             self._in_table = {}  # unknown what the JVM holds now: every RDD goes out whole
             self._dirty = True
@@ -314,9 +340,12 @@ class Brain:
         log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
         try:
             self.version += 1
-            self.bridge.publish(self.version,
-                                wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
-                                wire.encode_stages(self._published_stages))
+            clear = (wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
+                     wire.encode_stages(self._published_stages))
+            if self.gpu is not None and self.gpu._sent:  # and withdraw every placement move
+                self.bridge.publish(self.version, *clear, moves="")
+            else:
+                self.bridge.publish(self.version, *clear)
         except Exception as e:
             log.warning("spark-lrc: could not clear the priority table: %r", e)
 
@@ -328,11 +357,14 @@ class Brain:
                 dropped = self.bridge.dropped()
             except Exception:
                 pass
+            extra = {}
+            if self.gpu is not None and (self.gpu.moves or self.gpu.reads or self.gpu.moved):
+                extra["placement"] = self.gpu.stats()  # only when there were GPU stages
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
-                gpus=gpus_of(self.executors))
+                gpus=gpus_of(self.executors), **extra)
 
     def post_summary(self) -> None:
         """Put the stats into Spark's event log (a `SummaryEvent`), where the History Server and

@@ -125,6 +125,8 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   private long version = 0;
   private final HashMap<Integer, double[]> table = new HashMap<>();
   private final HashSet<Integer> planned = new HashSet<>();
+  /** This executor's copies of blocks the brain moved to a GPU executor: first to evict here. */
+  private final HashSet<BlockId> demoted = new HashSet<>();
 
   // Accounting.
   private final transient ConcurrentHashMap<Long, TaskCounters> tasks = new ConcurrentHashMap<>();
@@ -264,11 +266,59 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     if (n.rdd < 0) {
       return Double.POSITIVE_INFINITY;
     }
-    double[] arr = table.get(n.rdd);
-    if (arr == null || n.part < 0 || n.part >= arr.length) {
+    if (demoted.contains(n.key)) {
+      return Double.NEGATIVE_INFINITY;
+    }
+    return tablePriority(n.rdd, n.part);
+  }
+
+  /** The table's priority of an RDD block (0 when the table does not list it). */
+  public synchronized double tablePriority(int rdd, int part) {
+    double[] arr = table.get(rdd);
+    if (arr == null || part < 0 || part >= arr.length) {
       return 0.0;
     }
-    return arr[n.part];
+    return arr[part];
+  }
+
+  /**
+   * Executor-local override: these blocks' copies here go first on eviction (the brain moved
+   * them to a GPU executor); every other block keeps the table's priority.
+   */
+  public synchronized void setDemoted(Set<BlockId> blocks) {
+    HashSet<BlockId> changed = new HashSet<>(demoted);
+    changed.addAll(blocks);
+    demoted.clear();
+    demoted.addAll(blocks);
+    for (BlockId id : changed) {
+      Node n = nodes.get(id);
+      if (n != null) {
+        double p = priorityOf(n);
+        if (Double.compare(p, n.priority) != 0) {
+          order.remove(n);
+          n.priority = p;
+          order.add(n);
+        }
+      }
+    }
+  }
+
+  /**
+   * Bytes an insert of a block of {@code rdd} with priority {@code priority} could take without
+   * evicting a block ranked at or above it: the on-heap blocks of other RDDs ranked below it.
+   */
+  public synchronized long roomBelow(double priority, int rdd) {
+    long room = 0;
+    for (Node n : order) {
+      if (!(n.priority < priority)) {
+        break;
+      }
+      if (n.rdd != rdd && n.value != null
+          && n.value.memoryMode() == org.apache.spark.memory.MemoryMode.ON_HEAP) {
+        room += n.value.size();
+      }
+    }
+    return room;
   }
 
   /** Priority of a cached block under the table in force (for tests / diagnostics). */
