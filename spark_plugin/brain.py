@@ -42,8 +42,7 @@ class Brain:
                                         "false": False}[settings.predict],
                                gpu_cost_weight=settings.gpu_cost_weight)
         self.metrics = Metrics(settings.policy)
-        self.gpu = (GpuPlacement(settings.gpu_placement_budget_mb << 20)
-                    if settings.gpu_placement else None)
+        self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
@@ -204,18 +203,15 @@ class Brain:
         job, stages, rdds = job_from_event(ev)
         self._unplanned_job_times.append(float(ev.time))
         self._planner_call("add_job", job, stages, rdds)
-        if self.gpu is not None:
-            self.gpu.job_started(job.id, stages)
+        self.gpu.job_started(job.id, stages)
 
     def _stage_completed(self, ev: wire.StageCompleted) -> None:
         self._planner_call("stage_completed", ev.stage)
-        if self.gpu is not None:
-            self.gpu.stage_completed(ev.stage)
+        self.gpu.stage_completed(ev.stage)
 
     def _job_end(self, ev: wire.JobEnd) -> None:
         self._planner_call("job_ended", ev.job)
-        if self.gpu is not None:
-            self.gpu.job_ended(ev.job)
+        self.gpu.job_ended(ev.job)
 
     def _task_end(self, ev: wire.TaskEnd) -> None:
         if not ev.success:
@@ -241,10 +237,9 @@ class Brain:
         reads, hits, puts = self._planned_reads(stage, part), set(blocks(ev.hits)), set(blocks(ev.puts))
         self.metrics.task(ev.executor, reads, hits, puts, blocks(ev.evicted),
                           self._in_memory_somewhere)
-        if self.gpu is not None:
-            st = self.planner.dag.stages.get(stage)
-            self.gpu.task_read(ev.executor, st is not None and st.gpus > 0, stage, reads, hits,
-                               puts, self.planner.locations, self.planner.refs.costs.size)
+        st = self.planner.dag.stages.get(stage)
+        self.gpu.task_read(ev.executor, st is not None and st.gpus > 0, stage, reads, hits, puts,
+                           self.planner.locations, self.planner.refs.costs.size)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
 
     def _in_memory_somewhere(self, block: Block) -> bool:
@@ -273,7 +268,7 @@ class Brain:
         try:
             changed = self.planner.take_changes()
             new_stages = self.planner.planned_stages() - self._published_stages
-            moves = self.gpu.update(self.planner, self.executors) if self.gpu is not None else None
+            moves = self.gpu.update(self.planner, self.executors)
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
@@ -296,8 +291,7 @@ class Brain:
                 self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves=moves)
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
-            if self.gpu is not None:
-                self.gpu.unsent()
+            self.gpu.unsent()
             self._unsent = rdds
             self._in_table = {}  # unknown what the JVM holds now: every RDD goes out whole
             self._dirty = True
@@ -342,7 +336,7 @@ class Brain:
             self.version += 1
             clear = (wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
                      wire.encode_stages(self._published_stages))
-            if self.gpu is not None and self.gpu._sent:  # and withdraw every placement move
+            if self.gpu._sent:  # and withdraw every placement move
                 self.bridge.publish(self.version, *clear, moves="")
             else:
                 self.bridge.publish(self.version, *clear)
@@ -358,7 +352,7 @@ class Brain:
             except Exception:
                 pass
             extra = {}
-            if self.gpu is not None and (self.gpu.moves or self.gpu.reads or self.gpu.moved):
+            if self.gpu.moves or self.gpu.reads or self.gpu.moved:
                 extra["placement"] = self.gpu.stats()  # only when there were GPU stages
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,

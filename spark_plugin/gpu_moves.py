@@ -40,8 +40,9 @@ class Move:
 class GpuPlacement:
     """Moves for the planned GPU stages; `update` recomputes them from the brain's state."""
 
-    def __init__(self, budget_bytes: int):
+    def __init__(self, budget_bytes: int, enabled: bool = True):
         self.budget = budget_bytes
+        self.enabled = enabled  # False: count GPU-stage reads only (spark.lrc.gpu.placement off)
         self.moves: dict[Block, Move] = {}
         self.pending: dict[int, int] = {}  # planned, unfinished GPU stage -> its job
         self.spent: dict[int, int] = defaultdict(int)  # stage -> bytes of the moves it made
@@ -88,7 +89,7 @@ class GpuPlacement:
     # ---- the moves ---------------------------------------------------------------------------
     def update(self, planner: Any, executors: Mapping[str, Mapping[str, Any]]) -> str | None:
         """Recompute the moves; their wire text if it changed since the last call, else None."""
-        if not self.moves and not self.pending:
+        if not self.enabled or (not self.moves and not self.pending):
             return None
         gpus = set(gpus_of(executors))
         locations, sizes = planner.locations, planner.refs.costs.size

@@ -58,6 +58,15 @@ def test_the_budget_bounds_each_stage_and_cpu_stages_move_nothing():
     assert g2.update(p2, EXECS) is None and not g2.moves
 
 
+def test_placement_off_moves_nothing_but_still_counts_gpu_stage_reads():
+    p, stages = planner_with_gpu_job()
+    g = GpuPlacement(budget_bytes=1 << 20, enabled=False)
+    g.job_started(1, stages)
+    assert g.update(p, EXECS) is None and not g.moves
+    g.task_read("1", True, 2, [(1, 0)], set(), set(), p.locations, p.refs.costs.size)
+    assert g.stats()["gpu_stage_remote_reads"] == 1
+
+
 def test_no_gpu_executor_no_move_and_blocks_already_on_one_stay():
     p, stages = planner_with_gpu_job()
     g = GpuPlacement(budget_bytes=1 << 20)
