@@ -9,7 +9,8 @@ the GPU executor with the fewest bytes moved to it so far, at most `budget_bytes
 moves travel with the table (wire.encode_moves); the target executor checks its own room and asks
 the holder to replicate the block (jvm_shim Placement). A move is done when a block event shows
 the copy on its target; from then on the holders' copies go first on eviction there. Moves of an
-RDD no longer cached, of blocks cached nowhere, or to an executor that left are dropped.
+RDD no longer cached, of blocks cached nowhere, to an executor that left, or whose copy was
+evicted from its target are dropped (a GPU stage still reading the block plans it again).
 
 Stats (`stats()["placement"]`): moves and their bytes, and for the reads of GPU-stage tasks how
 many were local, how many crossed the network (a copy on another executor), and the bytes the
@@ -96,8 +97,9 @@ class GpuPlacement:
         for b, m in list(self.moves.items()):
             where = locations.get(b) or set()
             rdd = planner.dag.rdds.get(b[0])
-            if not where or rdd is None or not rdd.cached or m.target not in gpus:
-                del self.moves[b]
+            lost = m.done and m.target not in where  # the copy was evicted there
+            if not where or rdd is None or not rdd.cached or m.target not in gpus or lost:
+                del self.moves[b]  # (planned again while a GPU stage still reads it)
                 continue
             if not m.done and m.target in where:
                 m.done = True

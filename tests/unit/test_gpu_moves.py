@@ -92,6 +92,9 @@ def test_a_copy_on_the_target_marks_the_move_done_and_counts_the_saving():
     assert s["gpu_stage_reads"] == 2 and s["gpu_stage_local_reads"] == 1
     assert s["gpu_stage_remote_reads"] == 1 and s["gpu_stage_remote_bytes"] == 100
     assert s["moved_blocks"] == {"rdd_1_0": target} and s["gpu_stages_served_locally"] == []
+    p.block_removed((1, 0), target)  # evicted on the GPU executor: the CPU copy is no longer
+    moves = moves_of(g.update(p, EXECS))  # demoted; the pending GPU stage plans it again
+    assert moves[(1, 0)][2] is False
 
 
 def test_moves_are_withdrawn_when_the_rdd_is_unpersisted_or_the_target_leaves():
