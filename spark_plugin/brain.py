@@ -21,6 +21,7 @@ from .bridge import JvmBridge
 from . import wire
 from .config import LrcSettings
 from .events import blocks, in_memory, job_from_event
+from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
 from .recorder import TraceRecorder
@@ -38,6 +39,7 @@ class Brain:
         self.settings = settings
         self.planner = self._new_planner()
         self.metrics = Metrics(settings.policy)
+        self.gpu = self._new_placement()
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
@@ -69,7 +71,7 @@ class Brain:
         self._handlers: dict[type, Callable[[Any], None]] = {
             wire.JobStart: self._job_start,
             wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage),
-            wire.StageCompleted: lambda ev: self._planner_call("stage_completed", ev.stage),
+            wire.StageCompleted: self._stage_completed,
             wire.JobEnd: self._job_end,
             wire.TaskEnd: self._task_end,
             wire.TaskCache: self._task_cache,
@@ -91,6 +93,10 @@ class Brain:
                        predict={"auto": None, "true": profile is None,
                                 "false": False}[settings.predict],
                        gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
+
+    def _new_placement(self) -> GpuPlacement:
+        return GpuPlacement(self.settings.gpu_placement_budget_mb << 20,
+                            self.settings.gpu_placement)
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> "Brain":
@@ -147,6 +153,7 @@ class Brain:
                 return  # jobs still run: their lost events cannot be rebuilt
             self._dropped_seen, block_lines = cut
             self.planner = self._new_planner()
+            self.gpu = self._new_placement()  # the fallback withdrew every move
             self._in_table.clear()  # the fallback removed every array from the JVM's table
             self._published_rdds.clear()
             self._unsent.clear()
@@ -250,10 +257,16 @@ class Brain:
         job, stages, rdds = job_from_event(ev)
         self._unplanned_job_times.append(float(ev.time))
         self._planner_call("add_job", job, stages, rdds)
+        self.gpu.job_started(job.id, stages)
+
+    def _stage_completed(self, ev: wire.StageCompleted) -> None:
+        self._planner_call("stage_completed", ev.stage)
+        self.gpu.stage_completed(ev.stage)
 
     def _job_end(self, ev: wire.JobEnd) -> None:
         self._planner_call("job_ended", ev.job)
         self._planner_call("forget_job", ev.job)  # state stays bounded by what is live
+        self.gpu.job_ended(ev.job)
 
     def _unpersist(self, ev: wire.Unpersist) -> None:
         self._planner_call("rdd_unpersisted", ev.rdd)
@@ -287,8 +300,12 @@ class Brain:
         stage, part = ev.stage, ev.partition
         if (stage, part) not in self._finished_reads and len(self._reported) < 100_000:
             self._reported.add((stage, part))  # its end is still to come
-        self.metrics.task(ev.executor, self._planned_reads(stage, part), set(blocks(ev.hits)),
-                          set(blocks(ev.puts)), blocks(ev.evicted), self._in_memory_somewhere)
+        reads, hits, puts = self._planned_reads(stage, part), set(blocks(ev.hits)), set(blocks(ev.puts))
+        self.metrics.task(ev.executor, reads, hits, puts, blocks(ev.evicted),
+                          self._in_memory_somewhere)
+        st = self.planner.dag.stages.get(stage)
+        self.gpu.task_read(ev.executor, st is not None and st.gpus > 0, stage, reads, hits, puts,
+                           self.planner.locations, self.planner.refs.costs.size)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
 
     def _in_memory_somewhere(self, block: Block) -> bool:
@@ -321,6 +338,7 @@ class Brain:
         try:
             changed = self.planner.take_changes()
             new_stages = self._unsent_stages.union(self.planner.take_planned())
+            moves = self.gpu.update(self.planner, self.executors)
         except Exception as e:
             self._fall_back(f"planner failed: {e!r}")
             return
@@ -332,15 +350,19 @@ class Brain:
             parts.setdefault(r, set())
         self._gone = set()
         rdds = set(parts)
-        if not rdds and not new_stages:
+        if not rdds and not new_stages and moves is None:
             self._unplanned_job_times.clear()
             return
         arrays, sizes = self._encode(parts)
         self.version += 1
         try:
-            self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
+            if moves is None:
+                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
+            else:
+                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves=moves)
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
+            self.gpu.unsent()
             self._unsent = rdds
             self._unsent_stages = new_stages
             self._in_table = {}  # unknown what the JVM holds now: every RDD goes out whole
@@ -392,9 +414,12 @@ class Brain:
         log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
         try:
             self.version += 1
-            self.bridge.publish(self.version,
-                                wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
-                                wire.encode_stages(self._published_stages))
+            clear = (wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
+                     wire.encode_stages(self._published_stages))
+            if self.gpu._sent:  # and withdraw every placement move
+                self.bridge.publish(self.version, *clear, moves="")
+            else:
+                self.bridge.publish(self.version, *clear)
         except Exception as e:
             log.warning("spark-lrc: could not clear the priority table: %r", e)
 
@@ -406,13 +431,16 @@ class Brain:
                 dropped = self.bridge.dropped()
             except Exception:
                 pass
+            extra = {}
+            if self.gpu.moves or self.gpu.reads or self.gpu.moved:
+                extra["placement"] = self.gpu.stats()  # only when there were GPU stages
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 last_fallback=self.last_fallback, resyncs=self.resyncs,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3),
                 negative_decrements=self.planner.refs.negative_decrements,
-                gpus=gpus_of(self.executors))
+                gpus=gpus_of(self.executors), **extra)
 
     def post_summary(self) -> None:
         """Put the stats into Spark's event log (a `SummaryEvent`), where the History Server and

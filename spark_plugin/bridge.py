@@ -94,8 +94,13 @@ class JvmBridge:
     def post_summary(self, stats_json: str) -> None:
         self._j.postSummary(stats_json)
 
-    def publish(self, version: int, rdd_arrays: str, planned_stages: str) -> None:
-        self._j.publish(version, rdd_arrays, planned_stages)
+    def publish(self, version: int, rdd_arrays: str, planned_stages: str,
+                moves: str | None = None) -> None:
+        """A table version; `moves` (GPU placement, None: unchanged) goes with it."""
+        if moves is None:
+            self._j.publish(version, rdd_arrays, planned_stages)
+        else:
+            self._j.publish(version, rdd_arrays, planned_stages, moves)
 
 
 def plugin_configured(conf_plugins: str | None) -> bool:

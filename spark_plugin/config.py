@@ -118,6 +118,14 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.gpu.costWeight", "8", _non_negative_number,
         "crd: a block next read by a stage whose resource profile gives each task G GPUs weighs "
         "1 + costWeight x G (a miss there leaves a GPU idle); 0: GPU stages weigh like the others."),
+    Key("spark.lrc.gpu.placement", "true", _bool,
+        "Move the cached inputs of a stage whose resource profile asks for GPUs into the memory of "
+        "GPU executors when only executors without GPUs hold them (Spark's own block "
+        "replication; the old copies go first on eviction), so later GPU stages read them "
+        "locally. No GPU stage, no move."),
+    Key("spark.lrc.gpu.placementBudgetMb", "256", _non_negative_int,
+        "At most this many MiB of blocks are moved for one GPU stage; a move also needs room on "
+        "the GPU executor without evicting a block ranked at or above the moved one."),
     Key("spark.lrc.tracePath", None, _path,
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
     Key("spark.lrc.statsPath", None, _path,

@@ -49,6 +49,11 @@ RDD's array (absent partitions of an RDD not in the table read 0). Only changed 
 sent. `planned_stages` is the comma-separated ids of the
 stages newly covered by this version.
 
+GPU placement moves (`LrcBridge.publish(version, rdd_arrays, planned_stages, moves)`, decoded by
+jvm_shim's Placement; sent whole, only when they change): `;`-separated items
+`rddId,part,targetExecutor,bytes,done` (done 0/1: the copy is on the target; the other holders'
+copies then go first on eviction there); an empty string withdraws every move.
+
 Metrics (`LrcBridge.reportMetrics(lines)`, applied by BrainMetrics): `name=value` lines, integer
 values, names `brain.<count>` and `brain.executor.<id>.<count>` (hits, misses, effectiveHits,
 evictions, tasks).
@@ -221,6 +226,16 @@ def encode_updates(updates: Mapping[int, Mapping[int, float]]) -> str:
     """`{rdd: {partition: priority}}` -> `rdd@part:p,...;...`: only these partitions change."""
     return ";".join(f"{rdd}@" + ",".join(f"{part}:{_priority(p)}" for part, p in sorted(ps.items()))
                     for rdd, ps in updates.items())
+
+
+def encode_moves(moves: Iterable[tuple[tuple[int, int], str, int, bool]]) -> str:
+    """`[((rdd, part), target executor, bytes, done)]` -> `rdd,part,target,bytes,done;...`."""
+    out = []
+    for (rdd, part), target, nbytes, done in moves:
+        if any(c in str(target) for c in ",;|"):
+            raise ValueError(f"executor id {target!r} cannot be sent in a move")
+        out.append(f"{int(rdd)},{int(part)},{target},{int(nbytes)},{int(bool(done))}")
+    return ";".join(out)
 
 
 def encode_stages(stages: Iterable[int]) -> str:

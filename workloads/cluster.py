@@ -103,8 +103,12 @@ class MiniCluster:
     def __init__(self, workers: int = 2, worker_memory: str = "1g", worker_cores: int = 1,
                  host: str = "127.0.0.1", base_dir: str | os.PathLike | None = None,
                  spark_home: str | os.PathLike | None = None, timeout: float = 90.0,
-                 daemon_memory: str = "256m"):
+                 daemon_memory: str = "256m",
+                 worker_opts: "list[dict[str, str] | None] | None" = None):
+        """`worker_opts[i]`: Spark confs of worker i alone (its own resources, e.g.
+        `spark.worker.resource.gpu.amount` and a discovery script), as SPARK_WORKER_OPTS."""
         self.workers, self.worker_memory, self.worker_cores = workers, worker_memory, worker_cores
+        self.worker_opts = list(worker_opts or [])
         self.host, self.timeout = host, timeout
         self.spark_home = private_spark_home(spark_home)
         self._own_dir = base_dir is None
@@ -134,10 +138,13 @@ class MiniCluster:
         return {"spark.executor.memory": mem, "spark.executor.cores": str(self.worker_cores),
                 "spark.cores.max": str(self.workers * self.worker_cores)}
 
-    def _spawn(self, name: str, cls: str, args: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, cls: str, args: list[str],
+               opts: "dict[str, str] | None" = None) -> subprocess.Popen:
         log = self.base_dir / f"{name}.log"
         self.logs.append(log)
         env = spark_env(self.spark_home)
+        if opts:
+            env["SPARK_WORKER_OPTS"] = " ".join(f"-D{k}={v}" for k, v in opts.items())
         env["SPARK_DAEMON_MEMORY"] = self.daemon_memory
         env.setdefault("SPARK_LOCAL_IP", self.host)
         with open(log, "wb") as fh:
@@ -159,7 +166,8 @@ class MiniCluster:
                 work.mkdir(exist_ok=True)
                 self._spawn(f"worker-{i}", WORKER_CLASS, worker_args(
                     self.master_url, self.worker_memory, self.worker_cores, work,
-                    free_port(self.host), host=self.host))
+                    free_port(self.host), host=self.host),
+                    self.worker_opts[i] if i < len(self.worker_opts) else None)
             self._wait(lambda st: self._alive_workers(st) >= self.workers,
                        f"{self.workers} workers to register")
         except BaseException:

@@ -57,8 +57,9 @@ class Model:
 
 def ask(jvm, store, executor: str, have: int) -> dict:
     text = store.answer(jvm.org.sparklrc.TableRequest(executor, have, 0))
-    version, reset, brain, stages, arrays, published_us = text.split("|")
+    version, reset, brain, stages, arrays, published_us, moves_set, moves = text.split("|")
     assert int(published_us) >= 0
+    assert moves_set in ("0", "1") and (moves_set == "1" or moves == "")
     parsed = {}
     for item in filter(None, arrays.split(";")):
         rdd, vals = item.split("=")
@@ -67,7 +68,8 @@ def ask(jvm, store, executor: str, have: int) -> dict:
     stage_list = [int(s) for s in stages.split(",") if s]
     assert len(stage_list) == len(set(stage_list)), "a stage listed twice"
     return {"version": int(version), "reset": reset == "1", "brain": brain == "1",
-            "arrays": parsed, "stages": sorted(stage_list)}
+            "arrays": parsed, "stages": sorted(stage_list),
+            "moves": moves if moves_set == "1" else None}
 
 
 def random_history(model: Model, n_versions: int, seed: int) -> None:
@@ -98,6 +100,22 @@ def test_reply_holds_exactly_the_changes_since_the_asked_version(jvm):
     assert ask(jvm, store, "probe", model.version)["arrays"] == {}
     ahead = ask(jvm, store, "probe", model.version + 5)  # e.g. an executor of an older driver
     assert ahead["reset"] and (ahead["arrays"], ahead["stages"]) == model.full()
+
+
+def test_gpu_placement_moves_reach_each_executor_below_their_version_once(jvm):
+    """Moves go whole, with the version that changed them; later asks do not repeat them, a
+    reset carries them, and a publish without moves (None) leaves them as they are."""
+    store = jvm.org.sparklrc.TableStore(NEVER_STALE_MS)
+    ask(jvm, store, "pin", 0)
+    store.publish(1, "1=1,2", "0")
+    assert ask(jvm, store, "e", 0)["moves"] is None  # never set
+    store.publish(2, "", "", "1,0,7,100,0;1,1,7,100,1")
+    store.publish(3, "1@0:5", "")  # Java null from Python: moves unchanged
+    assert ask(jvm, store, "e", 1)["moves"] == "1,0,7,100,0;1,1,7,100,1"
+    assert ask(jvm, store, "e", 2)["moves"] is None
+    assert ask(jvm, store, "e", 9)["moves"] == "1,0,7,100,0;1,1,7,100,1"  # reset
+    store.publish(4, "", "", "")
+    assert ask(jvm, store, "e", 3)["moves"] == ""  # withdrawn
 
 
 def test_log_is_compacted_to_the_slowest_live_executor(jvm):

@@ -132,12 +132,17 @@ public final class LrcBridge {
    * @throws IllegalStateException when no driver plugin is loaded
    */
   public static void publish(long version, String rddArrays, String plannedStages) {
+    publish(version, rddArrays, plannedStages, null);
+  }
+
+  /** As above, with the GPU placement moves ({@code moves}, wire.py's format; null: unchanged). */
+  public static void publish(long version, String rddArrays, String plannedStages, String moves) {
     LrcDriverPlugin p = LrcDriverPlugin.current();
     if (p == null) {
       throw new IllegalStateException("spark-lrc driver plugin is not loaded: set "
           + "spark.plugins=org.sparklrc.LrcPlugin");
     }
-    p.tables.publish(version, rddArrays, plannedStages);
+    p.tables.publish(version, rddArrays, plannedStages, moves);
   }
 
   /** Whether a brain is attached (false after detachBrain or the watchdog's fallback to LRU). */

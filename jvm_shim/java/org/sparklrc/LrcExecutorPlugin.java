@@ -27,6 +27,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   private volatile PriorityEntries entries;
   private volatile TableWatch watch;
   private volatile CacheMetrics metrics;
+  private volatile Placement placement;
   /** Stages whose table_in_force event was sent: the last RECENT_STAGES stages that ran here. */
   private static final int RECENT_STAGES = 1024;
   private final Set<Integer> reportedStages = Collections.newSetFromMap(
@@ -68,11 +69,13 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   public void init(PluginContext ctx, Map<String, String> extraConf) {
     String error = "";
     long waitMs = 0;
+    boolean placeGpuInputs = false;
     try {
       this.ctx = ctx;
       this.executorId = ctx.executorID();
       Settings settings = Settings.fromExtraConf(extraConf);
       waitMs = Math.max(0, settings.getLong(Settings.TABLE_WAIT_MS));
+      placeGpuInputs = settings.getBool(Settings.GPU_PLACEMENT);
       entries = install(settings);
       installed = entries;
       plugin = this;
@@ -86,13 +89,31 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
     if (entries != null) {
       // in init: Spark takes the plugin's metric source only if it has metrics when init returns
       metrics = CacheMetrics.register(ctx, executorId);
+      if (placeGpuInputs) {
+        placement = startPlacement(entries);
+      }
       try {
-        TableWatch w = new TableWatch(executorId, entries, waitMs, this::sendEvent);
+        TableWatch w = new TableWatch(executorId, entries, placement, waitMs, this::sendEvent);
         w.start();
         watch = w;
       } catch (Throwable t) {
         LrcLog.warnOnce("executor.threads", "spark-lrc: table watch thread failed to start", t);
       }
+    }
+  }
+
+  /** GPU placement: wraps the replication policy and starts the mover thread; null if it fails. */
+  private Placement startPlacement(PriorityEntries entries) {
+    try {
+      Placement p = new Placement(executorId, entries);
+      PlacementPolicy.install(SparkEnv.get().blockManager());
+      Placement.current = p;
+      p.start();
+      return p;
+    } catch (Throwable t) {
+      LrcLog.warnOnce("executor.placement", "spark-lrc: GPU placement is off on executor "
+          + executorId + " (its block replication policy could not be wrapped)", t);
+      return null;
     }
   }
 
@@ -200,6 +221,13 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       TableWatch w = watch;
       if (w != null) {
         w.stop();
+      }
+      Placement p = placement;
+      if (p != null) {
+        p.stop();
+        if (Placement.current == p) {
+          Placement.current = null;
+        }
       }
       if (installed == entries) {
         installed = null;

@@ -104,6 +104,46 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     }
   }
 
+  /** The table's priority of an RDD block (0 when the table does not list it). */
+  public synchronized double tablePriority(int rdd, int part) {
+    return index.tablePriority(rdd, part);
+  }
+
+  /**
+   * Executor-local override: these blocks' copies here go first on eviction (the brain moved
+   * them to a GPU executor); every other block keeps the table's priority.
+   */
+  public synchronized void setDemoted(Set<BlockId> blocks) {
+    Set<Integer> changed = index.setDemoted(blocks);
+    if (indexed) {
+      index.rekey(changed);
+    }
+  }
+
+  /**
+   * Bytes an insert of a block of {@code rdd} with priority {@code priority} could take without
+   * evicting a block ranked at or above it: the on-heap blocks of other RDDs ranked below it.
+   */
+  public synchronized long roomBelow(double priority, int rdd) {
+    long room = 0;
+    Iterator<Node> nodes = indexed ? index.walk() : lruNodes();
+    while (nodes.hasNext()) {
+      Node n = nodes.next();
+      double p = indexed ? n.priority : n.rdd < 0 ? Double.POSITIVE_INFINITY : 0.0;
+      if (!(p < priority)) {
+        if (indexed) {
+          break;  // the walk is in priority order
+        }
+        continue;
+      }
+      if (n.rdd != rdd && n.value != null
+          && n.value.memoryMode() == org.apache.spark.memory.MemoryMode.ON_HEAP) {
+        room += n.value.size();
+      }
+    }
+    return room;
+  }
+
   /** Priority of a cached block under the table in force (for tests / diagnostics; O(n)). */
   public synchronized double priority(BlockId id) {
     for (MemoryEntry<?> v : super.values()) {

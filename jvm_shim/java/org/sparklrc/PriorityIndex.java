@@ -3,9 +3,11 @@ package org.sparklrc;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
@@ -156,6 +158,42 @@ final class PriorityIndex {
   private final TreeMap<Double, Bucket> order = new TreeMap<>();
   private final LongTable<Bucket> byPriority = new LongTable<>(); // keyed by doubleToLongBits
   private final LongTable<RddState> rdds = new LongTable<>();
+  /** This executor's copies of blocks the brain moved to a GPU executor: first to evict here. */
+  private final HashSet<BlockId> demoted = new HashSet<>();
+
+  /** A block's priority: -infinity for a demoted copy, else its RDD's table entry. */
+  private double priorityOf(RddState st, Node n) {
+    return !demoted.isEmpty() && demoted.contains(n.key) ? Double.NEGATIVE_INFINITY
+        : st.priority(n.part);
+  }
+
+  /** The table's priority of an RDD block (0 when the table does not list it). */
+  double tablePriority(int rdd, int part) {
+    RddState st = rdds.get(rdd);
+    return st == null ? 0.0 : st.priority(part);
+  }
+
+  /** Replaces the demoted copies; returns the RDDs whose blocks must be re-keyed. */
+  Set<Integer> setDemoted(Set<BlockId> blocks) {
+    HashSet<Integer> changed = new HashSet<>();
+    for (BlockId b : demoted) {
+      if (!blocks.contains(b)) {
+        changed.add(((RDDBlockId) b).rddId());
+      }
+    }
+    for (BlockId b : blocks) {
+      if (b instanceof RDDBlockId && !demoted.contains(b)) {
+        changed.add(((RDDBlockId) b).rddId());
+      }
+    }
+    demoted.clear();
+    for (BlockId b : blocks) {
+      if (b instanceof RDDBlockId) {
+        demoted.add(b);
+      }
+    }
+    return changed;
+  }
 
   /** Sets the table's arrays for the given RDDs (null or empty: not listed); {@code reset}
    * first unlists every RDD. Returns how many indexed blocks those RDDs have. */
@@ -222,7 +260,7 @@ final class PriorityIndex {
       }
       st.head = n;
       st.blocks++;
-      n.priority = st.priority(n.part);
+      n.priority = priorityOf(st, n);
     } else {
       n.priority = Double.POSITIVE_INFINITY;
     }
@@ -291,7 +329,7 @@ final class PriorityIndex {
     for (Integer rdd : changed) {
       RddState st = rdds.get(rdd);
       for (Node n = st == null ? null : st.head; n != null; n = n.rddNext) {
-        double p = st.priority(n.part);
+        double p = priorityOf(st, n);
         if (Double.compare(p, n.priority) != 0) {
           leaveBucket(n);
           n.priority = p;

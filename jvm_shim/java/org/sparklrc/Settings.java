@@ -24,6 +24,7 @@ final class Settings {
   static final String BRAIN_TIMEOUT_MS = "spark.lrc.brainTimeoutMs";
   static final String FORCE_INSTALL_FAILURE = "spark.lrc.forceInstallFailure";
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";
+  static final String GPU_PLACEMENT = "spark.lrc.gpu.placement";
 
   private static final Map<String, String> BUILT_IN = loadDefaults();
 

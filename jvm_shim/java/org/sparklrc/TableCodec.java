@@ -12,10 +12,11 @@ import java.util.Map;
  * lists are what Python's brain publishes: both formats are documented once, in the docstring of
  * {@code spark_plugin/wire.py} (their only encoder). The driver re-encodes deltas for executors as
  * the reply of a TableRequest:
- * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays|publishedMicros};
+ * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays|publishedMicros|movesSet(0/1)|moves};
  * without reset it holds the changes since the asker's version (an empty array removes the RDD),
  * with reset the whole table, replacing the asker's (its version was older than the driver's log);
- * publishedMicros is the driver's wall clock when that version was published.
+ * publishedMicros is the driver's wall clock when that version was published; movesSet says
+ * that {@code moves} (GPU placement, format in wire.py) replaces the asker's whole list.
  * Public only so that tests can decode a Python-encoded table through py4j.
  */
 public final class TableCodec {
@@ -151,26 +152,31 @@ public final class TableCodec {
     final List<Integer> planned;
     final Map<Integer, double[]> arrays;
     final long publishedMicros;
+    /** The GPU placement moves replacing the asker's, or null: unchanged since its version. */
+    final String moves;
 
     Reply(long version, boolean reset, boolean brain, List<Integer> planned,
-        Map<Integer, double[]> arrays, long publishedMicros) {
+        Map<Integer, double[]> arrays, long publishedMicros, String moves) {
       this.version = version;
       this.reset = reset;
       this.brain = brain;
       this.planned = planned;
       this.arrays = arrays;
       this.publishedMicros = publishedMicros;
+      this.moves = moves;
     }
 
     String encode() {
       return version + "|" + (reset ? 1 : 0) + "|" + (brain ? 1 : 0) + "|" + formatInts(planned)
-          + "|" + formatArrays(arrays) + "|" + publishedMicros;
+          + "|" + formatArrays(arrays) + "|" + publishedMicros
+          + (moves == null ? "|0|" : "|1|" + moves);
     }
 
     static Reply decode(String s) {
       String[] f = s.split("\\|", -1);
+      String moves = f.length > 7 && "1".equals(f[6]) ? f[7] : null;
       return new Reply(Long.parseLong(f[0]), "1".equals(f[1]), "1".equals(f[2]), parseInts(f[3]),
-          parseArrays(f[4]), Long.parseLong(f[5]));
+          parseArrays(f[4]), Long.parseLong(f[5]), moves);
     }
   }
 }

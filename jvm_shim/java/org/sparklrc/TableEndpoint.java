@@ -26,6 +26,8 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
   private final RpcEnv env;
   private final TableStore tables;
   private final ScheduledExecutorService expirer;
+  /** GPU placement requests wait here for the holder's copy, off Spark's dispatcher. */
+  private final java.util.concurrent.ExecutorService placer;
   private final RpcEndpointRef self;
 
   private TableEndpoint(RpcEnv env, TableStore tables) {
@@ -33,6 +35,11 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
     this.tables = tables;
     this.expirer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "spark-lrc-table-hold");
+      t.setDaemon(true);
+      return t;
+    });
+    this.placer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "spark-lrc-placement");
       t.setDaemon(true);
       return t;
     });
@@ -55,8 +62,27 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
   /** Answers what is parked and unregisters; executors then see a failed ask and retry. */
   void close() {
     expirer.shutdownNow();
+    placer.shutdownNow();
     tables.flushParked();
     env.stop(self);
+  }
+
+  /** A GPU executor's placement request, served on the placer thread (one copy at a time). */
+  private void place(String m, RpcCallContext ctx) {
+    try {
+      PlaceRequest req = PlaceRequest.decode(m);
+      placer.execute(() -> {
+        try {
+          ctx.reply(req.serve());
+        } catch (Throwable t) {
+          LrcLog.warnOnce("driver.place", "spark-lrc: a GPU placement copy failed (the block "
+              + "stays where it is)", t);
+          ctx.sendFailure(t);
+        }
+      });
+    } catch (Throwable t) {
+      ctx.sendFailure(t);
+    }
   }
 
   @Override
@@ -69,11 +95,16 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
     return new AbstractPartialFunction<Object, BoxedUnit>() {
       @Override
       public boolean isDefinedAt(Object m) {
-        return m instanceof String && ((String) m).startsWith(TableRequest.PREFIX);
+        return m instanceof String && (((String) m).startsWith(TableRequest.PREFIX)
+            || ((String) m).startsWith(PlaceRequest.PREFIX));
       }
 
       @Override
       public BoxedUnit apply(Object m) {
+        if (((String) m).startsWith(PlaceRequest.PREFIX)) {
+          place((String) m, ctx);
+          return BoxedUnit.UNIT;
+        }
         try {
           tables.watch(TableRequest.decode((String) m), ctx::reply);
         } catch (Throwable t) {

@@ -70,6 +70,9 @@ public final class TableStore {
   private List<Parked> parked = new ArrayList<>();
   /** Driver wall clock (microseconds) when the current version was published. */
   private long publishedMicros = 0;
+  /** GPU placement moves (wire.py's format), sent whole to executors below movesVersion. */
+  private String moves = "";
+  private long movesVersion = 0;
 
   /** A request held until the table moves past its version or its hold time ends. */
   private static final class Parked {
@@ -127,7 +130,7 @@ public final class TableStore {
       }
       v = version + 1;
     }
-    publish(v, removeAll.toString(), "");
+    publish(v, removeAll.toString(), "", ""); // and no placement moves
     return true;
   }
 
@@ -153,6 +156,11 @@ public final class TableStore {
   }
 
   public void publish(long newVersion, String rddArrays, String plannedStages) {
+    publish(newVersion, rddArrays, plannedStages, null);
+  }
+
+  /** As above; {@code newMoves} (null: unchanged) replaces the GPU placement moves. */
+  public void publish(long newVersion, String rddArrays, String plannedStages, String newMoves) {
     List<Integer> stages = TableCodec.parseInts(plannedStages);
     synchronized (mon) {
       // partial items apply to the current arrays: parsed under the monitor (one publisher)
@@ -191,6 +199,10 @@ public final class TableStore {
         log.put(v, change);
       }
       version = v;
+      if (newMoves != null && !newMoves.equals(moves)) {
+        moves = newMoves;
+        movesVersion = v;
+      }
       publishedMicros = nowMicros();
       expireStale(System.nanoTime());
       compact();
@@ -292,7 +304,8 @@ public final class TableStore {
           stages.addAll(c.stages);
         }
       }
-      reply = new TableCodec.Reply(version, reset, brain, stages, delta, publishedMicros);
+      String m = reset || movesVersion > have ? moves : null;
+      reply = new TableCodec.Reply(version, reset, brain, stages, delta, publishedMicros, m);
     }
     return reply.encode(); // arrays are never mutated once published: encode outside the monitor
   }

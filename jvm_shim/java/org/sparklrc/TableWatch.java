@@ -30,6 +30,7 @@ final class TableWatch {
 
   private final String executorId;
   private final PriorityEntries entries;
+  private final Placement placement; // null: GPU placement off
   private final long waitMs;
   private final Consumer<String> events;
   private final Thread thread;
@@ -48,9 +49,11 @@ final class TableWatch {
         }
       });
 
-  TableWatch(String executorId, PriorityEntries entries, long waitMs, Consumer<String> events) {
+  TableWatch(String executorId, PriorityEntries entries, Placement placement, long waitMs,
+      Consumer<String> events) {
     this.executorId = executorId;
     this.entries = entries;
+    this.placement = placement;
     this.waitMs = waitMs;
     this.events = events;
     this.thread = new Thread(this::run, "spark-lrc-table-watch");
@@ -109,6 +112,14 @@ final class TableWatch {
     boolean moved = r.reset || r.version > entries.version();
     if (moved || !r.planned.isEmpty()) {
       entries.applyTable(r.version, r.reset, r.arrays, r.planned);
+    }
+    if (r.moves != null && placement != null) {
+      try {
+        placement.apply(r.moves);
+      } catch (RuntimeException e) {
+        LrcLog.warnOnce("executor.moves", "spark-lrc: executor " + executorId + " ignored GPU "
+            + "placement moves it could not read", e);
+      }
     }
     brain = r.brain;
     synchronized (changed) {
