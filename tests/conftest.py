@@ -35,3 +35,18 @@ BASE_CONF = {
     "spark.python.worker.reuse": "true",
     "spark.locality.wait": "0s",
 }
+
+
+def spark_block_holders(sc, rdd_id: int) -> dict[int, set[str]]:
+    """Partition -> executors holding its block, per Spark's own status store (fed by Spark's
+    AppStatusListener, independent of the shim's events)."""
+    try:
+        parts = sc._jsc.sc().statusStore().rdd(rdd_id).partitions().get()
+    except Exception:  # not in the store yet
+        return {}
+    out = {}
+    for i in range(parts.size()):
+        info = parts.apply(i)
+        execs = info.executors()
+        out[int(info.blockName().rsplit("_", 1)[1])] = {execs.apply(j) for j in range(execs.size())}
+    return out

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import spark_block_holders
 from spark_plugin.bridge import drain_lines
-from test_placement import spark_block_holders
 from spark_plugin.doctor import start_session
 from spark_plugin.session import active_brain
 

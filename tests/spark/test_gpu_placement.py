@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import BASE_CONF
+from conftest import BASE_CONF, spark_block_holders
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -54,20 +54,6 @@ def _expected() -> list[tuple[int, int]]:
     for p in range(PARTS):
         rows = _rows(p, range(p * PER_PART, (p + 1) * PER_PART))
         out.append((1, sum((r % 1009) * (i % 7) for _, i, r in rows)))
-    return out
-
-
-def _holders(sc, rdd_id: int) -> dict[int, set[str]]:
-    """Partition -> executors holding its block in memory, per Spark's status store."""
-    try:
-        parts = sc._jsc.sc().statusStore().rdd(rdd_id).partitions().get()
-    except Exception:
-        return {}
-    out = {}
-    for i in range(parts.size()):
-        info = parts.apply(i)
-        execs = info.executors()
-        out[int(info.blockName().rsplit("_", 1)[1])] = {execs.apply(j) for j in range(execs.size())}
     return out
 
 
@@ -143,7 +129,7 @@ def test_gpu_stage_inputs_move_to_the_gpu_executor_and_are_read_locally(gpu_clus
     brain = active_brain()
     data = sc.parallelize(range(PARTS * PER_PART), PARTS).mapPartitionsWithIndex(_rows).cache()
     assert data.count() == PARTS * PER_PART  # the CPU stage: cached on the CPU executor
-    cpu_holders = _holders(sc, data.id())
+    cpu_holders = spark_block_holders(sc, data.id())
     assert set(cpu_holders) == set(range(PARTS)), cpu_holders
     cpu_execs = set().union(*cpu_holders.values())
 
@@ -163,7 +149,7 @@ def test_gpu_stage_inputs_move_to_the_gpu_executor_and_are_read_locally(gpu_clus
     deadline = time.time() + 30
     while time.time() < deadline:
         brain.sync()
-        holders = _holders(sc, data.id())
+        holders = spark_block_holders(sc, data.id())
         if all(g in holders.get(p, ()) for p in range(PARTS)):
             break
         time.sleep(0.2)

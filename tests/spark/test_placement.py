@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BASE_CONF
+from conftest import BASE_CONF, spark_block_holders
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -67,21 +67,6 @@ def gpu_spark(tmp_path_factory):
         for k in conf:
             if k.startswith("spark.") and "resource.gpu" in k:
                 SparkContext._jvm.java.lang.System.clearProperty(k)
-
-
-def spark_block_holders(sc, rdd_id: int) -> dict[int, set[str]]:
-    """Partition -> executors holding its block, per Spark's own status store (fed by Spark's
-    AppStatusListener, independent of the shim's events)."""
-    try:
-        parts = sc._jsc.sc().statusStore().rdd(rdd_id).partitions().get()
-    except Exception:  # not in the store yet
-        return {}
-    out = {}
-    for i in range(parts.size()):
-        info = parts.apply(i)
-        execs = info.executors()
-        out[int(info.blockName().rsplit("_", 1)[1])] = {execs.apply(j) for j in range(execs.size())}
-    return out
 
 
 def test_hints_prefer_the_executor_holding_the_block_and_report_gpus(gpu_spark):
