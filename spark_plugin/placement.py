@@ -6,9 +6,12 @@ Spark's scheduler knows block locality (it prefers the executor holding a cached
 which of the cached copies sits on an executor with GPUs, and it does not look at GPUs when it
 ranks locations. The brain already knows both, from the shim's events: `executor_added` carries
 each executor's resources (`{"gpu": ["0", "1"]}`) and `block` events say which executor holds
-which block in memory. These hints put the two together; spark-lrc does not act on them itself.
-Users pass them to their own scheduling: choose executors for a GPU job, order the locations of
-a custom RDD's `getPreferredLocations`, or check after the fact that tasks ran where hinted.
+which block in memory. These hints put the two together, for inspection and for users' own
+scheduling: choose executors for a GPU job, order the locations of a custom RDD's
+`getPreferredLocations`, or check after the fact that tasks ran where hinted. spark-lrc itself
+acts through GPU placement (`spark_plugin.gpu_moves`, `spark.lrc.gpu.placement`): it copies a GPU
+stage's cached inputs into a GPU executor; `stats()["placement"]` reports what was moved, the
+bytes that would have crossed the network, and the GPU stages served locally.
 
     from spark_plugin import placement_hints, gpu_executors
     hints = placement_hints(rdd.id())   # {partition: ["1", "0"]}, best executor first
