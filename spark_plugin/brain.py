@@ -37,9 +37,7 @@ class Brain:
     def __init__(self, bridge: JvmBridge, settings: LrcSettings):
         self.bridge = bridge
         self.settings = settings
-        self.planner = self._new_planner()
         self.metrics = Metrics(settings.policy)
-        self.gpu = self._new_placement()
         self.recorder = TraceRecorder() if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
@@ -48,20 +46,13 @@ class Brain:
         self._resync_wanted = False
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
-        self._published_rdds: set[int] = set()  # RDDs in the executors' table
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
         self._published_stages: OrderedDict[int, None] = OrderedDict()
-        self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
-        self._unsent_stages: set[int] = set()  # stages of a publish that failed
-        self._gone: set[int] = set()  # unpersisted RDDs: removed from the table by the next publish
-        self._in_table: dict[int, int] = {}  # rdd -> its array's size in the JVM's table
-        self._unplanned_job_times: list[float] = []
+        self._start_plans()
         self._dirty = False  # events applied since the last publish
         self._cpu_s = 0.0
         self._last_publish = 0.0
         self._last_metrics = 0.0
-        self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
-        self._reported: set[tuple[int, int]] = set()  # tasks whose report came before their end
         self._lock = threading.RLock()  # the state below; held while applying a batch
         self._consume = threading.Lock()  # the event buffer: held from drain to applied
         self._stop = threading.Event()
@@ -86,17 +77,24 @@ class Brain:
                                                                      ev.lag_ms),
         }
 
-    def _new_planner(self) -> Planner:
+    def _start_plans(self) -> None:
+        """A new planner and placement, and no RDD in the executors' table: at start, and when
+        the brain resynchronises (the fallback before it removed every array and move)."""
         settings = self.settings
         profile = load_trace(settings.profile) if settings.profile else None
-        return Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                       predict={"auto": None, "true": profile is None,
-                                "false": False}[settings.predict],
-                       gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
-
-    def _new_placement(self) -> GpuPlacement:
-        return GpuPlacement(self.settings.gpu_placement_budget_mb << 20,
-                            self.settings.gpu_placement)
+        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
+                               predict={"auto": None, "true": profile is None,
+                                        "false": False}[settings.predict],
+                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
+        self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
+        self._published_rdds: set[int] = set()  # RDDs in the executors' table
+        self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
+        self._unsent_stages: set[int] = set()  # stages of a publish that failed
+        self._gone: set[int] = set()  # unpersisted RDDs: removed from the table by the next publish
+        self._in_table: dict[int, int] = {}  # rdd -> its array's size in the JVM's table
+        self._unplanned_job_times: list[float] = []
+        self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
+        self._reported: set[tuple[int, int]] = set()  # tasks whose report came before their end
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> "Brain":
@@ -152,15 +150,7 @@ class Brain:
             if cut is None:
                 return  # jobs still run: their lost events cannot be rebuilt
             self._dropped_seen, block_lines = cut
-            self.planner = self._new_planner()
-            self.gpu = self._new_placement()  # the fallback withdrew every move
-            self._in_table.clear()  # the fallback removed every array from the JVM's table
-            self._published_rdds.clear()
-            self._unsent.clear()
-            self._unsent_stages.clear()
-            self._gone.clear()
-            self._finished_reads.clear()
-            self._unplanned_job_times.clear()
+            self._start_plans()
             self.degraded, self._resync_wanted = None, False
             for line in block_lines:
                 self._handle(line)
@@ -356,10 +346,7 @@ class Brain:
         arrays, sizes = self._encode(parts)
         self.version += 1
         try:
-            if moves is None:
-                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages))
-            else:
-                self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves=moves)
+            self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves)
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
             self.gpu.unsent()
@@ -414,12 +401,10 @@ class Brain:
         log.warning("spark-lrc: falling back to Spark's LRU: %s", why)
         try:
             self.version += 1
-            clear = (wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
-                     wire.encode_stages(self._published_stages))
-            if self.gpu._sent:  # and withdraw every placement move
-                self.bridge.publish(self.version, *clear, moves="")
-            else:
-                self.bridge.publish(self.version, *clear)
+            self.bridge.publish(self.version,
+                                wire.encode_arrays({r: () for r in sorted(self._published_rdds)}),
+                                wire.encode_stages(self._published_stages),
+                                self.gpu.withdrawal())  # and every placement move
         except Exception as e:
             log.warning("spark-lrc: could not clear the priority table: %r", e)
 

@@ -140,6 +140,10 @@ class GpuPlacement:
                 self.spent[s] += size
                 load[target] += size
 
+    def withdrawal(self) -> str | None:
+        """The moves text that withdraws every move sent (None: none was sent)."""
+        return "" if self._sent else None
+
     def unsent(self) -> None:
         """The last text did not reach the driver's table: send it again with the next publish."""
         self._sent = None

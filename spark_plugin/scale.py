@@ -119,7 +119,7 @@ class CountingBridge:
         out, self.pending = self.pending[:self.batch], self.pending[self.batch:]
         return out
 
-    def publish(self, version: int, arrays: str, stages: str) -> None:
+    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
         self.publishes += 1
         self.published_chars += len(arrays) + len(stages)
         if self.record:

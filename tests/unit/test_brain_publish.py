@@ -28,7 +28,7 @@ class RecordingBridge:
         out, self.pending = self.pending, []
         return out
 
-    def publish(self, version: int, arrays: str, stages: str) -> None:
+    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
         self.published.append((version, arrays, stages))
 
     def attach_brain(self) -> None: ...
