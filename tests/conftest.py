@@ -16,6 +16,10 @@ def _spark_env():
     """Every Spark test uses this interpreter for workers and a private SPARK_HOME."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # Test JVMs live seconds: C1 alone starts them ~10% faster on 2 cores than C1 + C2 (measured
+    # on test_shim_local + test_stdout_clean, interleaved: 53.5/51.7 s vs 55.9/59.9 s). Every
+    # JVM a test starts inherits it: drivers, executors, mini-cluster daemons.
+    os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
     try:
         from workloads.cluster import private_spark_home
 

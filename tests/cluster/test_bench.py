@@ -1,8 +1,8 @@
 """The benchmark runner (`python -m workloads.bench`) end to end on the standalone mini-cluster: a
-tiny run (one workload, lru + lrc, one cache fraction, one repeat) writes results.json with the
-schema, equal checksums and the machine measured while it ran, report.md and both plots, and
-re-renders to the same report. (The unlimited-memory runs, `--no-unlimited` here, are covered
-by tests/unit/test_bench_report.py.)"""
+tiny run (one workload; the calibration's plugin-off and lru runs, then lrc at one cache fraction,
+one repeat) writes results.json with the schema, equal checksums and the machine measured while
+it ran, report.md and both plots, and re-renders to the same report. (The unlimited-memory runs,
+`--no-unlimited` here, are covered by tests/unit/test_bench_report.py.)"""
 from __future__ import annotations
 
 import json
@@ -25,7 +25,7 @@ RUN_KEYS = {"workload", "policy", "cache_fraction", "repeat", "jct_s", "hit_rati
 
 def test_tiny_benchmark_on_the_minicluster(tmp_path):
     out = tmp_path / "bench"
-    cmd = [sys.executable, "-m", "workloads.bench", "--workloads", "zip", "--policies", "lru,lrc",
+    cmd = [sys.executable, "-m", "workloads.bench", "--workloads", "zip", "--policies", "lrc",
            "--cache-fraction", "0.5", "--repeat", "1", "--kw", "zip.rounds=2,zip.partitions=4",
            "--out", str(out), "--workers", "2", "--worker-memory", "1g",
            "--no-unlimited"]  # 30 s less: the report takes the calibration's plugin-off run
@@ -36,7 +36,7 @@ def test_tiny_benchmark_on_the_minicluster(tmp_path):
     assert {"runs", "calibration", "sim", "command"} <= set(res)
     assert res["command"].startswith("python -m workloads.bench --workloads zip")
     runs = res["runs"]
-    assert sorted(r["policy"] for r in runs) == ["lrc", "lru"]  # no unlimited-memory runs
+    assert [r["policy"] for r in runs] == ["lrc"]  # no unlimited-memory runs
     for r in res["runs"]:  # Spark's own task metrics, totals here, per stage in a side file
         m = r["spark_metrics"]
         assert m["tasks"] > 0 and m["executor_run_time_ms"] > 0 and m["jvm_gc_time_ms"] >= 0, r
@@ -50,7 +50,7 @@ def test_tiny_benchmark_on_the_minicluster(tmp_path):
         assert Path(r["trace"]).exists()
     cal = res["calibration"]["zip"]
     assert cal["working_set_bytes"] > 0 and cal["jct_unlimited_s"] > 0
-    assert {s["policy"] for s in res["sim"]} == {"min", "lru", "lrc"}
+    assert {s["policy"] for s in res["sim"]} == {"min", "lrc"}
     assert all("error" not in s for s in res["sim"])
 
     host = res["machine"]  # measured on this machine while the benchmark ran

@@ -81,20 +81,16 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 # ---------------------------------------------------------------------- the child's side
 def executor_storage(sc) -> dict[str, int]:
-    """Max storage memory per executor block manager (the driver's own block manager excluded),
-    as Spark reports it: for the UnifiedMemoryManager (heap - 300 MB) x spark.memory.fraction,
-    heap being the executor JVM's Runtime.maxMemory()."""
-    jsc = sc._jsc.sc()
-    try:
-        driver = sc._jvm.org.apache.spark.SparkEnv.get().blockManager().blockManagerId().hostPort()
-    except Exception:  # pragma: no cover - defensive
-        driver = None
+    """Max storage memory per executor block manager (the driver's own excluded), as Spark's
+    status store reports it: for the UnifiedMemoryManager (heap - 300 MB) x spark.memory.fraction,
+    heap being the executor JVM's Runtime.maxMemory(). (Not through SparkEnv's BlockManager:
+    py4j's reflection on it needs protobuf classes that are not on the driver's class path.)"""
+    summaries = sc._jsc.sc().statusStore().executorList(True)
     out = {}
-    it = jsc.getExecutorMemoryStatus().iterator()
-    while it.hasNext():
-        kv = it.next()
-        if kv._1() != driver:
-            out[str(kv._1())] = int(kv._2()._1())
+    for i in range(summaries.size()):
+        e = summaries.apply(i)
+        if e.id() != "driver" and e.maxMemory() > 0:
+            out[str(e.hostPort())] = int(e.maxMemory())
     return out
 
 
