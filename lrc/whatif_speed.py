@@ -105,12 +105,17 @@ def report(m: dict, command: str) -> str:
             f"second (wall) for the whole path; parsing {m['lines_per_s_parse']:,.0f} lines/s.",
             ""]
     b = BEFORE
-    if m["tasks"] == b["tasks"] and m["workload"] == "cc":
-        out += [f"Before (commit {b['commit']}: replays and bounds one after the other in this "
-                f"process, load {load(b['load'])}): parse {b['parse_s']} s, compile "
-                f"{b['compile_s']} s, replay {b['replay_s']} s, bound {b['bound_s']} s, total "
-                f"**{b['total_s']} s** (CPU {b['cpu_s']} s); now **{t['total_s']:.1f} s**, "
-                f"{b['total_s'] / t['total_s']:.1f}x faster.", ""]
+    if m["tasks"] == b["tasks"] and m["workload"] == "cc" and not m["profiled"]:
+        out += [f"Before (commit {b['commit']}, the same command: replays and bounds one after "
+                f"the other in one process, load {load(b['load'])}) and after:", "",
+                "| phase | before: wall s | after: wall s |", "|---|---|---|",
+                f"| parse | {b['parse_s']:.1f} | {t['parse_s']:.1f} |",
+                f"| compile | {b['compile_s']:.1f} | {t['compile_s']:.1f} |",
+                f"| replay + bound | {b['replay_s']:.1f} + {b['bound_s']:.1f} | "
+                f"{t['replay_s']:.1f} (in {w} processes) |",
+                f"| **total** | **{b['total_s']:.1f}** | **{t['total_s']:.1f}** "
+                f"({b['total_s'] / t['total_s']:.1f}x faster) |",
+                f"| CPU | {b['cpu_s']:.1f} | {m['cpu_s']:.1f} |", ""]
     if m["profile"]:
         out += ["Where the time goes (cProfile, own time, top 15):", "", "```",
                 m["profile"].strip(), "```", ""]
