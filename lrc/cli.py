@@ -93,6 +93,9 @@ def parser() -> argparse.ArgumentParser:
                    help="where reference counts come from (profile: the application recurs)")
     w.add_argument("--out", type=Path, default=Path("whatif"),
                    help="write report.md, whatif.png, results.json here (default ./whatif)")
+    w.add_argument("--jobs", type=_positive, default=None,
+                   help="processes for the replays (default: one per core; the results do not "
+                        "depend on it)")
     b = sub.add_parser("bench-speed", help="simulator throughput on a >= 1M-access trace")
     b.add_argument("--accesses", type=int, default=1_000_000)
     b.add_argument("--policies", type=_policies, default=list(POLICIES))
@@ -108,6 +111,8 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--workload", choices=("cc", "pagerank", "svdpp", "ml"), default="cc")
     v.add_argument("--no-profile", action="store_true", help="time without cProfile")
     v.add_argument("--out", type=Path, help="write speed.md into this dir")
+    v.add_argument("--jobs", type=_positive, default=None,
+                   help="processes for the replays (default: one per core; with the profile: 1)")
     g = sub.add_parser("gpu-study", help="GPU stages on CPU + GPU executors: GPU-stage misses, "
                                          "idle time, remote reads, placement (simulator)")
     g.add_argument("--out", type=Path, default=Path("results/gpu"),
@@ -137,7 +142,8 @@ def run_gpu_study(args, argv: list[str]) -> int:
 def run_whatif_speed(args, argv: list[str]) -> int:
     from lrc.whatif_speed import measure, report
 
-    text = report(measure(args.tasks, args.workload, profile=not args.no_profile),
+    text = report(measure(args.tasks, args.workload, profile=not args.no_profile,
+                          jobs=args.jobs),
                   "python -m lrc " + " ".join(shlex.quote(a) for a in argv))
     print(text)
     if args.out:
@@ -206,7 +212,7 @@ def run_whatif_cmd(args, argv: list[str]) -> int:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                             stream=sys.stderr)
     res = run_whatif(args.eventlog, args.cache_sizes, args.policies, args.executors, args.cores,
-                     args.refs, progress=None)
+                     args.refs, progress=None, jobs=args.jobs)
     cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
     report = write_report(res, args.out, cmd)
     print(res.log.summary())

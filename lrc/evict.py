@@ -21,6 +21,8 @@ class EvictionIndex:
 
     def __init__(self, capacity: int, sizes, rdd_of) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
+        # the most bytes held or asked for at once: a cache at least this large never evicts
+        self.peak = 0
         self.sizes, self.rdd_of = sizes, rdd_of
         self.entry: list[tuple | None] = [None] * len(sizes)
         self.heaps: dict[int, list[tuple]] = {}
@@ -44,6 +46,8 @@ class EvictionIndex:
             rdd_used = self.rdd_used
             size = sizes[b]
             used = self.used + size
+            if used > self.peak:
+                self.peak = used
             need = used - self.capacity
             if need > 0:
                 if size > self.capacity - rdd_used.get(rdd, 0):

@@ -55,6 +55,10 @@ class SimResult:
     recomputed_bytes: int = 0
     disk_reads: int = 0
     est_runtime: float = 0.0
+    # the most bytes one executor's cache held or was asked to hold at once: a replay whose
+    # caches are at least this large never evicts (nor fails to cache), whatever the policy
+    # (without a MixedCluster, whose placement reads priorities)
+    peak_cache_bytes: int = 0
     evicted: list = field(default_factory=list)  # victims, only with log_evictions
     mixed: MixedResult | None = None  # GPU-executor counts, only with a MixedCluster
 
@@ -322,4 +326,5 @@ class _Replay:
         res.reads, res.hits, res.tasks_with_reads, res.tasks_all_hit = nreads, nhits, twr, tah
         res.evictions, res.disk_reads, res.recomputed_bytes = evictions, disk_reads, recomputed
         res.est_runtime = sum(max(v) for v in stage_load.values()) / self.cores
+        res.peak_cache_bytes = max(c.peak for c in caches)
         return res

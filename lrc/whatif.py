@@ -13,14 +13,18 @@ from __future__ import annotations
 import json
 import logging
 import math
+import multiprocessing
+import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
+from lrc.policies import get_policy
 from lrc.sim import CompiledTrace, simulate
 
 log = logging.getLogger("lrc.whatif")
@@ -99,10 +103,12 @@ class WhatIf:
 
 def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
                policies: list[str] | None = None, executors: int | None = None,
-               cores: int | None = None, refs: str = "profile", progress: bool | None = None
-               ) -> WhatIf:
+               cores: int | None = None, refs: str = "profile", progress: bool | None = None,
+               jobs: int | None = None) -> WhatIf:
     """Parse the event log and replay it under ``policies`` x ``sizes``. ValueError names what
-    makes the question unanswerable (nothing cached, absolute sizes without known block sizes)."""
+    makes the question unanswerable (nothing cached, absolute sizes without known block sizes).
+    The replays and the bounds run in ``jobs`` processes (default: one per core; 1: in this
+    process); the results are the same either way."""
     sizes = list(sizes or [CacheSize(fraction=f) for f in DEFAULT_FRACTIONS])
     policies = list(policies or DEFAULT_POLICIES)
     t0 = time.perf_counter()
@@ -127,34 +133,31 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
         raise ValueError(f"{path}: block sizes of cached RDDs {unknown[:10]} are unknown (log "
                          "written without spark.eventLog.logBlockUpdates.enabled and no other "
                          "estimate), so absolute cache sizes cannot be placed; give fractions")
-    unl = simulate(ct, "lru", float(n) * 1.01, executors=n, cores=c, refs=refs)
-    res = WhatIf(el, n, c, refs, ws, unl.est_runtime)
     points = []
     for s in sizes:
         f = s.fraction if s.fraction is not None else s.per_executor * n / ws
         points.append((s, f))
-    bar = _bar(len(points) * (len(policies) + 1), progress if progress is not None
-               else el.tasks > 20_000)
-    t_bound = 0.0
+    fractions = list(dict.fromkeys(f for _, f in points))
+    todo = [("sim", "lru", float(n) * 1.01)]  # unlimited memory: every executor holds it all
+    todo += [("bound", None, f) for f in fractions]
+    todo += [("sim", p, f) for f in fractions for p in policies]
+    show = progress if progress is not None else el.tasks > 20_000
+    done, cpu = replay(ct, todo, n, c, refs, jobs, show)
+    t3 = time.perf_counter()
+    unl = done[todo[0]]
+    res = WhatIf(el, n, c, refs, ws, unl.est_runtime)
     for s, f in points:
-        tb = time.perf_counter()
-        bound = hit_bound(ct, f, n).hit_ratio
-        t_bound += time.perf_counter() - tb
-        if bar:
-            bar.update()
+        bound = done[("bound", None, f)].hit_ratio
         for p in policies:
-            r = simulate(ct, p, f, executors=n, cores=c, refs=refs)
+            r = done[("sim", p, f)]
             row = r.to_dict()
             row.update(size=s.label(), per_executor_bytes=int(f * ws / n), bound_hit_ratio=bound,
                        vs_unlimited=r.est_runtime / unl.est_runtime if unl.est_runtime else 1.0)
             res.rows.append(row)
-            if bar:
-                bar.update()
-    if bar:
-        bar.close()
-    t3 = time.perf_counter()
-    res.timings = {"parse_s": t1 - t0, "compile_s": t2 - t1, "replay_s": t3 - t2 - t_bound,
-                   "bound_s": t_bound, "total_s": t3 - t0}
+    res.timings = {"parse_s": t1 - t0, "compile_s": t2 - t1, "replay_s": t3 - t2,
+                   "replay_cpu_s": cpu["sim"], "bound_cpu_s": cpu["bound"],
+                   "workers": cpu["workers"], "runs_same_as_unlimited": cpu["same"],
+                   "total_s": t3 - t0}
     res.recommendation = recommend(res.rows, res.unlimited_time)
     return res
 
@@ -167,6 +170,124 @@ def _bar(total: int, show: bool):
     except ImportError:
         return None
     return tqdm(total=total, desc="replaying", file=sys.stderr, leave=False, disable=None)
+
+
+# ---- the replays, in parallel ------------------------------------------------------------------
+# A job is ("sim", policy, fraction) or ("bound", None, fraction); every job reads one compiled
+# trace and nothing else, so they run in any order in any process with the same result. Worker
+# processes are forked: they inherit the trace (nothing is pickled but the jobs and the results).
+_COST = {"bound": 2.0, "lerc": 3.0, "crd": 2.0, "mrd": 1.7, "lrc": 1.1}  # relative, measured
+_TRACE: tuple | None = None  # (compiled trace, executors, cores, refs) in a worker
+
+
+def default_jobs() -> int:
+    """Processes for the replays: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _job_cost(job: tuple) -> float:
+    """A rough relative run time, to start the longest jobs first (the pool then ends evenly)."""
+    kind, policy, f = job
+    base = _COST.get(kind if kind == "bound" else policy, 1.0)
+    return base * (0.5 if f >= 0.7 else 1.0)
+
+
+def _init_worker(trace: tuple) -> None:
+    global _TRACE
+    _TRACE = trace
+
+
+def _run_job(job: tuple, trace: tuple | None = None):
+    """Run one job; returns (its result, CPU seconds it took)."""
+    ct, n, c, refs = trace or _TRACE
+    kind, policy, f = job
+    t = time.process_time()
+    if kind == "bound":
+        out = hit_bound(ct, f, n)
+    else:
+        out = simulate(ct, policy, f, executors=n, cores=c, refs=refs)
+    return out, time.process_time() - t
+
+
+def _same_as(base, job: tuple, ws: int, n: int) -> bool:
+    """Whether replay ``job`` is ``base`` (a run that never evicted) under another name: its
+    caches hold at least what ``base``'s ever held or were asked to, so it never evicts either and
+    every policy makes the same moves (priorities only order evictions)."""
+    kind, _, f = job
+    return (kind == "sim" and base.peak_cache_bytes <= base.cache_bytes // n
+            and int(f * ws / n) >= base.peak_cache_bytes)
+
+
+def _renamed(base, job: tuple, ws: int, n: int):
+    _, policy, f = job
+    return replace(base, policy=get_policy(policy).name, cache_fraction=f,
+                   cache_bytes=int(f * ws / n) * n, evicted=[])
+
+
+def replay(ct: CompiledTrace, todo: list[tuple], executors: int, cores: int, refs: str,
+           jobs: int | None = None, progress: bool = False) -> tuple[dict, dict]:
+    """Run every job of ``todo``: {job: SimResult or BoundResult}, and the CPU seconds spent in
+    replays (``sim``) and bounds (``bound``), the number of processes (``workers``) and of
+    replays not run (``same``: a cache so large that the first job, unlimited memory, never
+    filled it gives that run's numbers whatever the policy). ``jobs`` processes (default: one
+    per core), forked from this one; 1, or no fork (not Linux), runs them here one after the
+    other. The results do not depend on ``jobs``."""
+    todo = list(dict.fromkeys(todo))
+    jobs = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
+    if jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
+        jobs = 1
+    trace = (ct, executors, cores, refs)
+    ws, n = ct.working_set_bytes, executors
+    first = todo[0]
+    done: dict = {}
+    cpu = {"sim": 0.0, "bound": 0.0, "workers": jobs, "same": 0}
+    bar = _bar(len(todo), progress) if jobs == 1 else None
+    try:
+        if jobs == 1:
+            for job in todo:
+                if job is not first and first[0] == "sim" and _same_as(done[first], job, ws, n):
+                    done[job] = _renamed(done[first], job, ws, n)
+                    cpu["same"] += 1
+                else:
+                    done[job], sec = _run_job(job, trace)
+                    cpu[job[0]] += sec
+                if bar:
+                    bar.update()
+            return done, cpu
+        # the first job first (what it tells may save others), then the longest first
+        order = [first] + sorted(todo[1:], key=_job_cost, reverse=True)
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_init_worker, initargs=(trace,))
+        try:
+            futures = {pool.submit(_run_job, job): job for job in order}
+            bar = _bar(len(todo), progress)  # (after the fork: its thread stays here)
+            for fut in as_completed(futures):
+                if fut.cancelled():
+                    continue
+                job = futures[fut]
+                done[job], sec = fut.result()
+                cpu[job[0]] += sec
+                if bar:
+                    bar.update()
+                if job is first and first[0] == "sim":
+                    for other, job2 in futures.items():  # not started yet: not needed
+                        if _same_as(done[first], job2, ws, n) and job2 is not first \
+                                and other.cancel():
+                            done[job2] = _renamed(done[first], job2, ws, n)
+                            cpu["same"] += 1
+                            if bar:
+                                bar.update()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # a failed job: drop the rest
+            raise
+        pool.shutdown(wait=True)
+        return done, cpu
+    finally:
+        if bar:
+            bar.close()
 
 
 def recommend(rows: list[dict], unlimited: float) -> dict[str, dict | None]:
@@ -287,8 +408,9 @@ simulator's cost model (task durations from the log, plus the rebuild time of ea
 
 {chr(10).join("- " + n for n in notes)}
 
-Time: parse {t['parse_s']:.2f} s, compile {t['compile_s']:.2f} s, replays {t['replay_s']:.2f} s,
-bound {t['bound_s']:.2f} s; total {t['total_s']:.2f} s for {el.tasks} tasks.
+Time: parse {t['parse_s']:.2f} s, compile {t['compile_s']:.2f} s, replays and bounds
+{t['replay_s']:.2f} s in {t['workers']} process(es) (CPU: replays {t['replay_cpu_s']:.2f} s,
+bounds {t['bound_cpu_s']:.2f} s); total {t['total_s']:.2f} s for {el.tasks} tasks.
 """
     (out / "report.md").write_text(text)
     (out / "results.json").write_text(json.dumps({

@@ -44,3 +44,8 @@ def test_the_speed_harness_sizes_the_log_and_reports_each_phase():
     text = report(m, "python -m lrc whatif-speed --tasks 300")
     for phase in ("parse", "compile", "replay", "bound", "total"):
         assert phase in text
+    assert m["cpu_s"] == pytest.approx(m["cpu_main_s"] + m["cpu_workers_s"])
+    # cProfile sees one process: a profiled run replays in it, with the same numbers
+    p = measure(300, profile=True)
+    assert p["timings"]["workers"] == 1 and p["cpu_workers_s"] == pytest.approx(0, abs=0.05)
+    assert "Where the time goes" in report(p, "python -m lrc whatif-speed --tasks 300")
