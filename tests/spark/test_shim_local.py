@@ -294,6 +294,14 @@ def test_priority_entries_order_matches_reference(spark):
     assert m.version() == 3 and m.size() == len(access) + 1
 
 
+def test_priority_entries_match_a_reference_model(spark):
+    """PriorityEntries keeps its own storage behind the LinkedHashMap type: random puts, gets,
+    removes, table deltas and resets, demotions, clears and eviction walks agree with a reference
+    model in every return value, the size, the walk order, the keys, values and priorities
+    (org.sparklrc.bench.MapModelCheck; it throws on the first mismatch)."""
+    assert spark.sparkContext._jvm.org.sparklrc.bench.MapModelCheck.run(100) == "ok"
+
+
 def test_push_brings_a_mid_stage_table_to_running_executor(spark):
     """A version published while a stage runs reaches the executor by push (its parked request
     is answered by the publish) without any new stage; tasks report the version they ran under,

@@ -1,18 +1,28 @@
 package org.sparklrc;
 
+import static org.sparklrc.BlockTable.NONE;
+import static org.sparklrc.BlockTable.RDD;
+import static org.sparklrc.BlockTable.STRIDE;
+
 import java.util.AbstractCollection;
+import java.util.AbstractMap;
 import java.util.AbstractSet;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.spark.TaskContext;
+import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.memory.MemoryEntry;
-import org.sparklrc.PriorityIndex.Node;
 
 /**
  * Drop-in for MemoryStore's {@code entries} map. Behaves exactly like Spark's access-ordered
@@ -20,24 +30,24 @@ import org.sparklrc.PriorityIndex.Node;
  * blocks by (priority ascending, then least recently used first): the order in which
  * {@code evictBlocksToFreeSpace} picks victims. With no table (version 0) the iteration is
  * Spark's own LRU order. Priorities: RDD block -> table[rdd][partition], unlisted -> 0, non-RDD
- * blocks -> +infinity. Spark calls every method under this map's monitor; so do we.
+ * blocks -> +infinity. Spark calls every method under this map's monitor; so does the plugin
+ * (the per-access methods rely on it, the others take it themselves).
  *
  * <p>get/put/remove run for every block a task reads or writes, so they must cost what Spark's
- * own map costs: the LinkedHashMap stores each block's {@link Node} as its value (one hash lookup
- * per call, as in Spark; the methods that hand values out unwrap them), the order under a table
- * is kept in O(1) per call ({@link PriorityIndex}, not kept before the first table), and a task's
- * accounting is an append to its log ({@link TaskCounters}). An eviction decision costs O(k) for
- * the k blocks it visits.
+ * own map costs. The type stays a LinkedHashMap (MemoryStore's field type), but the inherited
+ * storage is never used: every Map method is overridden over a {@link BlockTable} (an RDD block
+ * is found by its two ints, no per-block object) whose entries {@link PriorityIndex} keeps in
+ * eviction order in O(1) per call; a task's accounting is an append to its log
+ * ({@link TaskCounters}). An eviction decision costs O(k) for the k blocks it visits.
  */
-public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>> {
+public final class PriorityEntries extends OwnStorageMap {
   private static final long serialVersionUID = 1L;
   /** Stages whose plan this executor remembers (older ones are forgotten: bounded state). */
   static final int RECENT_PLANNED = 1024;
 
-  // Table in force and the order it defines (guarded by this).
-  private transient PriorityIndex index = new PriorityIndex();
-  private boolean indexed = false; // the index is kept: a table has been in force
-  private long seqCounter = 0;
+  // The blocks and their order (guarded by this).
+  private final transient BlockTable table = new BlockTable();
+  private final transient PriorityIndex index = new PriorityIndex(table);
   private long version = 0;
   private final LinkedHashMap<Integer, Boolean> planned = new LinkedHashMap<Integer, Boolean>() {
     private static final long serialVersionUID = 1L;
@@ -54,16 +64,11 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   private transient Thread countedThread; // counters(): the last thread's task, while taskGen holds
   private transient TaskCounters countedTask;
   private int countedGen = -1;
-  /** Blocks the current thread's last eviction walk yielded: their get/remove is eviction, not use. */
-  private final transient ThreadLocal<HashSet<Node>> walked =
-      ThreadLocal.withInitial(HashSet::new);
-  /** Whether that walk followed a table (priority order) or Spark's LRU order. */
-  private final transient ThreadLocal<Boolean> walkOrdered = ThreadLocal.withInitial(() -> false);
-  private int walkMarks = 0; // sum of Node.walks: 0 = no walk pending, skip the thread-local
+  private final transient WalkMarks walks = new WalkMarks(table);
   private long evictedTotal = 0;
 
   public PriorityEntries() {
-    super(32, 0.75f, true);
+    super();
   }
 
   // ---------------------------------------------------------------- table
@@ -86,7 +91,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     if (reset) {
       planned.clear();
     }
-    int affected = index.setPriorities(arrays, reset);
+    ArrayList<BlockId> changed = index.setPriorities(arrays, reset);
     if (plannedStages != null) {
       for (Integer stage : plannedStages) {
         planned.put(stage, Boolean.TRUE);
@@ -96,11 +101,10 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     if (version == 0) {
       return; // still no table: Spark's order, nothing to index
     }
-    if (!indexed || reset || affected > size() / 8) {
-      index.rebuild(super.values()); // O(n): Spark's LRU order is access-sequence order
-      indexed = true;
+    if (!index.indexed() || changed == null) {
+      index.rebuild(); // O(n log lists): a merge of the lists by access sequence
     } else {
-      index.rekey(arrays.keySet());
+      index.rekey(changed);
     }
   }
 
@@ -114,10 +118,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
    * them to a GPU executor); every other block keeps the table's priority.
    */
   public synchronized void setDemoted(Set<BlockId> blocks) {
-    Set<Integer> changed = index.setDemoted(blocks);
-    if (indexed) {
-      index.rekey(changed);
-    }
+    index.rekey(index.setDemoted(blocks));
   }
 
   /**
@@ -126,33 +127,27 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
    */
   public synchronized long roomBelow(double priority, int rdd) {
     long room = 0;
-    Iterator<Node> nodes = indexed ? index.walk() : lruNodes();
-    while (nodes.hasNext()) {
-      Node n = nodes.next();
-      double p = indexed ? n.priority : n.rdd < 0 ? Double.POSITIVE_INFINITY : 0.0;
-      if (!(p < priority)) {
-        if (indexed) {
+    PriorityIndex.Cursor c = index.walk();
+    for (int e = c.next(); e != NONE; e = c.next()) {
+      if (!(index.priority(e) < priority)) {
+        if (index.indexed()) {
           break;  // the walk is in priority order
         }
         continue;
       }
-      if (n.rdd != rdd && n.value != null
-          && n.value.memoryMode() == org.apache.spark.memory.MemoryMode.ON_HEAP) {
-        room += n.value.size();
+      MemoryEntry<?> v = table.value(e);
+      if (table.meta[e * STRIDE + RDD] != rdd && v != null
+          && v.memoryMode() == MemoryMode.ON_HEAP) {
+        room += v.size();
       }
     }
     return room;
   }
 
-  /** Priority of a cached block under the table in force (for tests / diagnostics; O(n)). */
+  /** Priority of a cached block under the table in force (for tests / diagnostics). */
   public synchronized double priority(BlockId id) {
-    for (MemoryEntry<?> v : super.values()) {
-      Node n = (Node) v;
-      if (n.key.equals(id)) {
-        return indexed ? n.priority : n.rdd < 0 ? Double.POSITIVE_INFINITY : 0.0;
-      }
-    }
-    return Double.NaN;
+    int e = table.find(id);
+    return e == NONE ? Double.NaN : index.priority(e);
   }
 
   /** Entries of the side state (a bounded-state check): [RDDs in the table or with cached
@@ -161,10 +156,17 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   public synchronized int[] stateSizes() {
     int[] s = index.sizes();
     int rddBlocks = 0;
-    for (BlockId id : super.keySet()) {
-      rddBlocks += id instanceof org.apache.spark.storage.RDDBlockId ? 1 : 0;
+    HashSet<Integer> unlisted = new HashSet<>();
+    for (int e = 0; e < table.top(); e++) {
+      int rdd = table.meta[e * STRIDE + RDD];
+      if (table.live(e) && rdd >= 0) {
+        rddBlocks++;
+        if (!index.listed(rdd)) {
+          unlisted.add(rdd);
+        }
+      }
     }
-    return new int[] {s[0], s[1], planned.size(), tasks.size(), rddBlocks};
+    return new int[] {s[0] + unlisted.size(), s[1], planned.size(), tasks.size(), rddBlocks};
   }
 
   // ---------------------------------------------------------------- accounting
@@ -185,9 +187,7 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   TaskCounters taskEnded(long taskAttemptId) {
     synchronized (this) {
       taskGen++;
-      if (walkMarks > 0) {
-        clearWalk();
-      }
+      walks.clearMine();
       TaskCounters c = tasks.remove(taskAttemptId);
       return c == null ? null : c.finish();
     }
@@ -210,58 +210,44 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
     return countedTask;
   }
 
-  /** Forgets the current thread's walk (under the monitor). */
-  private void clearWalk() {
-    HashSet<Node> seen = walked.get();
-    for (Node n : seen) {
-      n.walks--;
-    }
-    walkMarks -= seen.size();
-    seen.clear();
-  }
-
   // ---------------------------------------------------------------- Map methods Spark calls
 
+  // get, put, remove and containsKey run for every block access. Like LinkedHashMap's, they rely
+  // on the caller holding this map's monitor, as MemoryStore does for every call (a nested
+  // monitor enter would cost a failed CAS each). Every other method takes the monitor itself,
+  // so a table change from another thread never interleaves with them.
+
   @Override
-  public synchronized MemoryEntry<?> get(Object key) {
-    Node n = (Node) super.get(key);
-    if (n == null) {
+  public MemoryEntry<?> get(Object key) {
+    int e = table.find(key);
+    if (e == NONE) {
       return null;
     }
-    n.seq = ++seqCounter;
-    if (n.bucket != null) {
-      PriorityIndex.touched(n);
-    }
-    if (n.rdd >= 0 && (n.walks == 0 || !walked.get().contains(n))) {
+    index.touch(e);
+    int[] m = table.meta;
+    if (m[e * STRIDE + RDD] >= 0 && !walks.markedByMe(e)) {
       TaskCounters c = counters();
       if (c != null) {
-        c.read(n.key);
+        c.read((BlockId) key);
       }
     }
-    return n.value;
+    return table.value(e);
   }
 
   @Override
-  public synchronized MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
-    Node n = new Node(key, value);
-    Node old = (Node) super.put(key, n);
+  public MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
+    int e = table.findOrAdd(key);
     MemoryEntry<?> previous = null;
-    if (old == null) {
-      n.seq = ++seqCounter;
-      if (indexed) {
-        index.add(n);
-      }
-    } else { // stored again (MemoryStore never does): keep the node, as a use
-      super.put(key, old);
-      previous = old.value;
-      old.value = value;
-      old.seq = ++seqCounter;
-      if (old.bucket != null) {
-        PriorityIndex.touched(old);
-      }
+    if (table.added) {
+      table.vals[e] = value;
+      index.add(e, key);
+    } else { // stored again (MemoryStore never does): a use
+      previous = table.value(e);
+      table.vals[e] = value;
+      index.touch(e);
     }
-    if (walkMarks > 0) {
-      clearWalk();
+    if (walks.pending > 0) {
+      walks.clearMine();
     }
     TaskCounters c = counters();
     if (c != null) {
@@ -271,34 +257,60 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   }
 
   @Override
-  public synchronized MemoryEntry<?> remove(Object key) {
-    Node n = (Node) super.remove(key);
-    if (n == null) {
+  public MemoryEntry<?> remove(Object key) {
+    int e = table.unmap(key);
+    if (e == NONE) {
       return null;
     }
-    if (n.bucket != null) {
-      index.remove(n);
-    }
-    if (n.walks > 0 && walked.get().remove(n)) {
-      n.walks--;
-      walkMarks--;
+    if (walks.pending > 0 && walks.unmark(e)) {
       evictedTotal++;
-      if (n.rdd >= 0) {
+      if (table.meta[e * STRIDE + RDD] >= 0) {
         TaskCounters c = counters();
         if (c != null) {
-          boolean ordered = walkOrdered.get();
-          c.evicted(new TaskCounters.Eviction(n.key.name(), ordered ? "priority" : "lru",
-              ordered ? n.priority : Double.NaN));
+          boolean ordered = walks.ordered();
+          c.evicted(new TaskCounters.Eviction(table.key(e).name(), ordered ? "priority" : "lru",
+              ordered ? index.priority(e) : Double.NaN));
         }
       }
     }
-    return n.value;
+    index.remove(e);
+    MemoryEntry<?> v = table.value(e);
+    table.release(e);
+    return v;
+  }
+
+  @Override
+  MemoryEntry<?> peek(Object key) {
+    int e = table.find(key);
+    return e == NONE ? null : table.value(e);
+  }
+
+  @Override
+  public boolean containsKey(Object key) {
+    return table.find(key) != NONE;
+  }
+
+  @Override
+  public synchronized int size() {
+    return table.size();
+  }
+
+  @Override
+  public synchronized boolean isEmpty() {
+    return table.size() == 0;
+  }
+
+  @Override
+  public synchronized void clear() {
+    walks.clearAll();
+    table.clear();
+    index.clearBlocks();
   }
 
   @Override
   public synchronized boolean containsValue(Object value) {
-    for (MemoryEntry<?> v : super.values()) {
-      if (java.util.Objects.equals(((Node) v).value, value)) {
+    for (int e = 0; e < table.top(); e++) {
+      if (table.live(e) && java.util.Objects.equals(table.vals[e], value)) {
         return true;
       }
     }
@@ -306,54 +318,120 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
   }
 
   @Override
-  public synchronized MemoryEntry<?> getOrDefault(Object key, MemoryEntry<?> dflt) {
-    return containsKey(key) ? get(key) : dflt;
-  }
-
-  @Override
-  public synchronized MemoryEntry<?> putIfAbsent(BlockId key, MemoryEntry<?> value) {
-    return containsKey(key) ? get(key) : put(key, value);
-  }
-
-  @Override
-  public synchronized void putAll(Map<? extends BlockId, ? extends MemoryEntry<?>> m) {
-    for (Map.Entry<? extends BlockId, ? extends MemoryEntry<?>> e : m.entrySet()) {
-      put(e.getKey(), e.getValue());
+  public synchronized void forEach(BiConsumer<? super BlockId, ? super MemoryEntry<?>> action) {
+    for (int e = 0; e < table.top(); e++) {
+      if (table.live(e)) {
+        action.accept(table.key(e), table.value(e));
+      }
     }
   }
 
   @Override
-  public synchronized void clear() {
-    super.clear();
-    index.clearBlocks();
+  public synchronized void replaceAll(
+      BiFunction<? super BlockId, ? super MemoryEntry<?>, ? extends MemoryEntry<?>> f) {
+    for (int e = 0; e < table.top(); e++) {
+      if (table.live(e)) {
+        table.vals[e] = f.apply(table.key(e), table.value(e));
+      }
+    }
   }
 
-  /** The stored values (MemoryStore.clear() disposes them), unwrapped; read-only. */
+  /** A plain LinkedHashMap with the same entries in eviction order. */
   @Override
-  public Collection<MemoryEntry<?>> values() {
-    final Collection<MemoryEntry<?>> nodes = super.values();
-    return new AbstractCollection<MemoryEntry<?>>() {
+  public synchronized Object clone() {
+    LinkedHashMap<BlockId, MemoryEntry<?>> copy = new LinkedHashMap<>(32, 0.75f, true);
+    PriorityIndex.Cursor c = index.walk();
+    for (int e = c.next(); e != NONE; e = c.next()) {
+      copy.put(table.key(e), table.value(e));
+    }
+    return copy;
+  }
+
+  private Object writeReplace() {
+    return clone(); // serialized as a plain LinkedHashMap
+  }
+
+  /** The keys (any order; read-only). */
+  @Override
+  public Set<BlockId> keySet() {
+    return new AbstractSet<BlockId>() {
       @Override
       public int size() {
-        return nodes.size();
+        return PriorityEntries.this.size();
       }
 
       @Override
-      public Iterator<MemoryEntry<?>> iterator() {
-        final Iterator<MemoryEntry<?>> it = nodes.iterator();
-        return new Iterator<MemoryEntry<?>>() {
-          @Override
-          public boolean hasNext() {
-            return it.hasNext();
-          }
+      public boolean contains(Object o) {
+        return containsKey(o);
+      }
 
+      @Override
+      public Iterator<BlockId> iterator() {
+        return new Slots<BlockId>() {
           @Override
-          public MemoryEntry<?> next() {
-            return ((Node) it.next()).value;
+          BlockId at(int e) {
+            return table.key(e);
           }
         };
       }
     };
+  }
+
+  /** The stored values (MemoryStore.clear() disposes them; any order; read-only). */
+  @Override
+  public Collection<MemoryEntry<?>> values() {
+    return new AbstractCollection<MemoryEntry<?>>() {
+      @Override
+      public int size() {
+        return PriorityEntries.this.size();
+      }
+
+      @Override
+      public Iterator<MemoryEntry<?>> iterator() {
+        return new Slots<MemoryEntry<?>>() {
+          @Override
+          MemoryEntry<?> at(int e) {
+            return table.value(e);
+          }
+        };
+      }
+    };
+  }
+
+  /** Live entries in table order (callers hold the monitor while iterating, as Spark does). */
+  private abstract class Slots<T> implements Iterator<T> {
+    private int e = advance(0);
+
+    abstract T at(int e);
+
+    private int advance(int from) {
+      synchronized (PriorityEntries.this) {
+        int i = from;
+        while (i < table.top() && !table.live(i)) {
+          i++;
+        }
+        return i;
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      synchronized (PriorityEntries.this) {
+        return e < table.top();
+      }
+    }
+
+    @Override
+    public T next() {
+      synchronized (PriorityEntries.this) {
+        if (e >= table.top()) {
+          throw new NoSuchElementException();
+        }
+        T r = at(e);
+        e = advance(e + 1);
+        return r;
+      }
+    }
   }
 
   /**
@@ -371,51 +449,45 @@ public final class PriorityEntries extends LinkedHashMap<BlockId, MemoryEntry<?>
       @Override
       public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
         synchronized (PriorityEntries.this) {
-          if (walkMarks > 0) {
-            clearWalk();
-          }
-          walkOrdered.set(indexed);
-          return new Walk(indexed ? index.walk() : lruNodes());
+          walks.start(index.indexed());
+          return new Walk(index.walk());
         }
       }
     };
   }
 
-  @SuppressWarnings("unchecked")
-  private Iterator<Node> lruNodes() {
-    return (Iterator<Node>) (Iterator<?>) super.values().iterator();
-  }
-
-  /** Yields nodes, marking each as walked by this thread (Spark walks under the map's monitor
+  /** Yields entries, marking each as walked by this thread (Spark walks under the map's monitor
    * and changes nothing meanwhile). */
   private final class Walk implements Iterator<Map.Entry<BlockId, MemoryEntry<?>>> {
-    private final Iterator<Node> nodes;
-    private final HashSet<Node> seen = walked.get();
+    private final PriorityIndex.Cursor cursor;
+    private int next;
 
-    Walk(Iterator<Node> nodes) {
-      this.nodes = nodes;
+    Walk(PriorityIndex.Cursor cursor) {
+      this.cursor = cursor;
+      this.next = cursor.next();
     }
 
     @Override
     public boolean hasNext() {
-      return nodes.hasNext();
+      return next != NONE;
     }
 
     @Override
     public Map.Entry<BlockId, MemoryEntry<?>> next() {
-      Node n = nodes.next();
       synchronized (PriorityEntries.this) {
-        if (seen.add(n)) {
-          n.walks++;
-          walkMarks++;
+        int e = next;
+        if (e == NONE) {
+          throw new NoSuchElementException();
         }
+        next = cursor.next();
+        walks.mark(e);
+        return new AbstractMap.SimpleImmutableEntry<>(table.key(e), table.value(e));
       }
-      return n;
     }
   }
 
   /** Copies another map's entries in its iteration (LRU) order; call under its monitor. */
-  void copyFrom(Map<BlockId, MemoryEntry<?>> old) {
+  synchronized void copyFrom(Map<BlockId, MemoryEntry<?>> old) {
     for (Map.Entry<BlockId, MemoryEntry<?>> e : old.entrySet()) {
       put(e.getKey(), e.getValue());
     }

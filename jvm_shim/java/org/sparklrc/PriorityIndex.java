@@ -1,189 +1,237 @@
 package org.sparklrc;
 
+import static org.sparklrc.BlockTable.LIST;
+import static org.sparklrc.BlockTable.NEXT;
+import static org.sparklrc.BlockTable.NONE;
+import static org.sparklrc.BlockTable.PART;
+import static org.sparklrc.BlockTable.PREV;
+import static org.sparklrc.BlockTable.RDD;
+import static org.sparklrc.BlockTable.STRIDE;
+
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
-import org.apache.spark.storage.memory.MemoryEntry;
-import scala.reflect.ClassTag;
 
 /**
- * The eviction order of PriorityEntries under a table: cached blocks by (priority ascending,
- * least recently used first), kept in O(1) per block access. One list per distinct priority,
- * least recently used first (an access moves the block to its list's tail); the lists in a
- * TreeMap by priority, found by a primitive hash table on the per-block paths. Each RDD's cached
- * blocks are linked too, so a table change re-keys only the changed RDDs' blocks, merged into
- * their new lists by access sequence. Guarded by the owning map's monitor.
+ * The eviction order of PriorityEntries' blocks, kept in O(1) per block access: entries (of a
+ * {@link BlockTable}) linked in lists, least recently used first (a use moves the entry to its
+ * list's tail). While no table is in force there is one list, Spark's LRU order. Under a table
+ * there is one list per distinct priority, the lists in a TreeMap by priority: the order is
+ * (priority ascending, least recently used first). A table change re-keys only the changed RDDs'
+ * blocks, found by key, merged into their new lists by access sequence. Guarded by the owning
+ * map's monitor.
  */
 final class PriorityIndex {
-  /** One cached block: the value PriorityEntries' LinkedHashMap holds (unwrapped before Spark
-   * sees it), a member of its priority list and of its RDD's list, and the Map.Entry the
-   * eviction walk yields. A MemoryEntry itself (delegating), so a value that leaked out still
-   * answers its size. */
-  static final class Node implements Map.Entry<BlockId, MemoryEntry<?>>, MemoryEntry<Object> {
-    final BlockId key;
-    final int rdd;   // -1 for non-RDD blocks
-    final int part;
-    MemoryEntry<?> value;
-    double priority;
-    long seq;        // access sequence: larger = used more recently
-    Bucket bucket;   // null while not indexed
-    Node prev;
-    Node next;
-    Node rddPrev;
-    Node rddNext;
-    int walks;       // how many threads' pending eviction walk yielded this node
-
-    Node(BlockId key, MemoryEntry<?> value) {
-      this.key = key;
-      this.value = value;
-      if (key instanceof RDDBlockId) {
-        this.rdd = ((RDDBlockId) key).rddId();
-        this.part = ((RDDBlockId) key).splitIndex();
-      } else {
-        this.rdd = -1;
-        this.part = -1;
-      }
-    }
-
-    @Override
-    public BlockId getKey() {
-      return key;
-    }
-
-    @Override
-    public MemoryEntry<?> getValue() {
-      return value;
-    }
-
-    @Override
-    public MemoryEntry<?> setValue(MemoryEntry<?> v) {
-      throw new UnsupportedOperationException("read-only view");
-    }
-
-    @Override
-    public long size() {
-      return value.size();
-    }
-
-    @Override
-    public MemoryMode memoryMode() {
-      return value.memoryMode();
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public ClassTag<Object> classTag() {
-      return (ClassTag<Object>) value.classTag();
-    }
-  }
-
-  /** The cached blocks of one priority, least recently used first. */
+  /** The entries of one priority (or all, before any table), least recently used first. */
   static final class Bucket {
+    final int id;
     final double priority;
-    Node head;
-    Node tail;
+    int head = NONE;
+    int tail = NONE;
     int size;
+    boolean dropped; // no longer in use (a Row may still cache it)
 
-    Bucket(double priority) {
+    Bucket(int id, double priority) {
+      this.id = id;
       this.priority = priority;
     }
-
-    /** Links {@code n} after {@code at} (at the head when {@code at} is null). */
-    void insertAfter(Node at, Node n) {
-      n.bucket = this;
-      n.prev = at;
-      n.next = at == null ? head : at.next;
-      if (n.next == null) {
-        tail = n;
-      } else {
-        n.next.prev = n;
-      }
-      if (at == null) {
-        head = n;
-      } else {
-        at.next = n;
-      }
-      size++;
-    }
-
-    void unlink(Node n) {
-      if (n.prev == null) {
-        head = n.next;
-      } else {
-        n.prev.next = n.next;
-      }
-      if (n.next == null) {
-        tail = n.prev;
-      } else {
-        n.next.prev = n.prev;
-      }
-      n.prev = n.next = null;
-      n.bucket = null;
-      size--;
-    }
   }
 
-  /** One RDD: its priorities in the table (null: not listed) and its indexed cached blocks. */
-  static final class RddState {
-    final int id;
-    double[] prio;
-    Node head;
-    int blocks;
-
-    RddState(int id) {
-      this.id = id;
-    }
-
-    double priority(int part) {
-      double[] a = prio;
-      return a == null || part < 0 || part >= a.length ? 0.0 : a[part];
-    }
-  }
-
-  /** Re-keyed blocks: by new priority, then most recently used first (the merge's order). */
-  private static final Comparator<Node> MERGE = (a, b) -> {
-    int c = Double.compare(a.priority, b.priority);
-    return c != 0 ? c : Long.compare(b.seq, a.seq);
-  };
-
+  private final BlockTable t;
+  private Bucket[] lists = new Bucket[8]; // by id (an entry's LIST)
+  private int[] freeIds = new int[8];
+  private int freeCount = 0;
+  private int nextId = 0;
   private final TreeMap<Double, Bucket> order = new TreeMap<>();
   private final LongTable<Bucket> byPriority = new LongTable<>(); // keyed by doubleToLongBits
-  private final LongTable<RddState> rdds = new LongTable<>();
+  /** One listed RDD: its priorities and the lists they map to (filled as blocks arrive), so a
+   * put finds its list without a lookup by priority. */
+  static final class Row {
+    final double[] prio;
+    final Bucket[] lists;
+
+    Row(double[] prio) {
+      this.prio = prio;
+      this.lists = new Bucket[prio.length];
+    }
+  }
+
+  /** The table's rows by RDD (listed RDDs only). */
+  private final LongTable<Row> rows = new LongTable<>();
+  private int lastRdd = NONE; // the row of the last RDD looked up (puts come RDD by RDD)
+  private Row lastRow;
+  private Bucket zero;        // the list of priority 0 (unlisted blocks), cached
   /** This executor's copies of blocks the brain moved to a GPU executor: first to evict here. */
   private final HashSet<BlockId> demoted = new HashSet<>();
+  private boolean anyDemoted = false;
+  private boolean indexed = false; // a table has been in force: one list per priority
+  private final Bucket lru;        // the one list before that
+  private long seq = 0;
 
-  /** A block's priority: -infinity for a demoted copy, else its RDD's table entry. */
-  private double priorityOf(RddState st, Node n) {
-    return !demoted.isEmpty() && demoted.contains(n.key) ? Double.NEGATIVE_INFINITY
-        : st.priority(n.part);
+  PriorityIndex(BlockTable t) {
+    this.t = t;
+    lru = newBucket(Double.NaN);
+  }
+
+  boolean indexed() {
+    return indexed;
+  }
+
+  // ---------------------------------------------------------------- per block access
+
+  /** Links a new entry at the tail of its list: its priority's, or the one LRU list. */
+  void add(int e, BlockId key) {
+    append(indexed ? listFor(e, key) : lru, e);
+  }
+
+  /** A new entry's list under the table: bucketFor(priorityOf(e, key)), cached per row. */
+  private Bucket listFor(int e, BlockId key) {
+    int base = e * STRIDE;
+    int rdd = t.meta[base + RDD];
+    if (rdd < 0 || anyDemoted) {
+      return bucketFor(priorityOf(e, key));
+    }
+    int part = t.meta[base + PART];
+    Row r = row(rdd);
+    if (r == null || part < 0 || part >= r.prio.length) {
+      Bucket z = zero;
+      if (z == null || z.dropped) {
+        zero = z = bucketFor(0.0);
+      }
+      return z;
+    }
+    Bucket b = r.lists[part];
+    if (b == null || b.dropped) {
+      b = bucketFor(r.prio[part]);
+      r.lists[part] = b;
+    }
+    return b;
+  }
+
+  private Row row(int rdd) {
+    if (rdd != lastRdd) {
+      lastRow = rows.get(rdd);
+      lastRdd = rdd;
+    }
+    return lastRow;
+  }
+
+  /** A use: the entry becomes the most recently used of its list. */
+  void touch(int e) {
+    int[] m = t.meta;
+    Bucket b = lists[m[e * STRIDE + LIST]];
+    t.setSeq(e, ++seq);
+    if (b.tail != e) {
+      unlink(b, e);
+      append(b, e);
+    }
+  }
+
+  /** Unlinks an entry from its list (an emptied priority list goes: walks skip no empty list). */
+  void remove(int e) {
+    Bucket b = lists[t.meta[e * STRIDE + LIST]];
+    unlink(b, e);
+    if (b.size == 0 && b != lru) {
+      dropBucket(b);
+    }
+  }
+
+  /** The entry's priority under the table in force (Spark's order before one: 0, or +infinity
+   * for a non-RDD block). */
+  double priority(int e) {
+    return indexed ? lists[t.meta[e * STRIDE + LIST]].priority
+        : t.meta[e * STRIDE + RDD] < 0 ? Double.POSITIVE_INFINITY : 0.0;
+  }
+
+  private void append(Bucket b, int e) {
+    int[] m = t.meta;
+    int base = e * STRIDE;
+    m[base + LIST] = b.id;
+    m[base + PREV] = b.tail;
+    m[base + NEXT] = NONE;
+    if (b.tail == NONE) {
+      b.head = e;
+    } else {
+      m[b.tail * STRIDE + NEXT] = e;
+    }
+    b.tail = e;
+    b.size++;
+    t.setSeq(e, ++seq);
+  }
+
+  private void unlink(Bucket b, int e) {
+    int[] m = t.meta;
+    int base = e * STRIDE;
+    int p = m[base + PREV];
+    int n = m[base + NEXT];
+    if (p == NONE) {
+      b.head = n;
+    } else {
+      m[p * STRIDE + NEXT] = n;
+    }
+    if (n == NONE) {
+      b.tail = p;
+    } else {
+      m[n * STRIDE + PREV] = p;
+    }
+    b.size--;
+  }
+
+  /** Inserts an unlinked entry after {@code at} (at the head when NONE), keeping its seq. */
+  private void insertAfter(Bucket b, int at, int e) {
+    int[] m = t.meta;
+    int base = e * STRIDE;
+    int n = at == NONE ? b.head : m[at * STRIDE + NEXT];
+    m[base + LIST] = b.id;
+    m[base + PREV] = at;
+    m[base + NEXT] = n;
+    if (n == NONE) {
+      b.tail = e;
+    } else {
+      m[n * STRIDE + PREV] = e;
+    }
+    if (at == NONE) {
+      b.head = e;
+    } else {
+      m[at * STRIDE + NEXT] = e;
+    }
+    b.size++;
+  }
+
+  // ---------------------------------------------------------------- priorities
+
+  /** A block's priority: +infinity for a non-RDD block, -infinity for a demoted copy, else its
+   * RDD's table entry (0 when the table does not list it). */
+  private double priorityOf(int e, BlockId key) {
+    int base = e * STRIDE;
+    int rdd = t.meta[base + RDD];
+    if (rdd < 0) {
+      return Double.POSITIVE_INFINITY;
+    }
+    if (!demoted.isEmpty() && demoted.contains(key == null ? t.key(e) : key)) {
+      return Double.NEGATIVE_INFINITY;
+    }
+    return tablePriority(rdd, t.meta[base + PART]);
   }
 
   /** The table's priority of an RDD block (0 when the table does not list it). */
   double tablePriority(int rdd, int part) {
-    RddState st = rdds.get(rdd);
-    return st == null ? 0.0 : st.priority(part);
+    Row r = row(rdd);
+    return r == null || part < 0 || part >= r.prio.length ? 0.0 : r.prio[part];
   }
 
-  /** Replaces the demoted copies; returns the RDDs whose blocks must be re-keyed. */
-  Set<Integer> setDemoted(Set<BlockId> blocks) {
-    HashSet<Integer> changed = new HashSet<>();
-    for (BlockId b : demoted) {
-      if (!blocks.contains(b)) {
-        changed.add(((RDDBlockId) b).rddId());
-      }
-    }
+  /** Replaces the demoted copies; returns the blocks whose priority may have changed. */
+  Set<BlockId> setDemoted(Set<BlockId> blocks) {
+    HashSet<BlockId> changed = new HashSet<>(demoted);
     for (BlockId b : blocks) {
-      if (b instanceof RDDBlockId && !demoted.contains(b)) {
-        changed.add(((RDDBlockId) b).rddId());
+      if (b instanceof RDDBlockId && !changed.remove(b)) {
+        changed.add(b);
       }
     }
     demoted.clear();
@@ -192,194 +240,250 @@ final class PriorityIndex {
         demoted.add(b);
       }
     }
+    anyDemoted = !demoted.isEmpty();
     return changed;
   }
 
   /** Sets the table's arrays for the given RDDs (null or empty: not listed); {@code reset}
-   * first unlists every RDD. Returns how many indexed blocks those RDDs have. */
-  int setPriorities(Map<Integer, double[]> arrays, boolean reset) {
+   * first unlists every RDD. Returns the blocks whose priority may have changed (each changed
+   * RDD's partitions below the longer of its old and new array: the others stay at 0), or null
+   * when that is more than a rebuild's worth (the caller then rebuilds). */
+  ArrayList<BlockId> setPriorities(Map<Integer, double[]> arrays, boolean reset) {
     if (reset) {
-      for (RddState st : rdds.values()) {
-        st.prio = null;
-        dropIfUnused(st);
-      }
+      rows.clear();
     }
-    int affected = 0;
+    lastRdd = NONE;
+    lastRow = null;
+    ArrayList<BlockId> changed = reset ? null : new ArrayList<>();
+    long budget = t.size() / 8 + 64;
     for (Map.Entry<Integer, double[]> e : arrays.entrySet()) {
       double[] a = e.getValue() == null || e.getValue().length == 0 ? null : e.getValue();
-      RddState st = rdds.get(e.getKey());
-      if (st == null && a != null) {
-        st = new RddState(e.getKey());
-        rdds.put(st.id, st);
+      int rdd = e.getKey();
+      Row old = rows.get(rdd);
+      if (a == null) {
+        rows.remove(rdd);
+      } else {
+        rows.put(rdd, new Row(a));
       }
-      if (st != null) {
-        st.prio = a;
-        affected += st.blocks;
-        dropIfUnused(st);
+      int parts = Math.max(old == null ? 0 : old.prio.length, a == null ? 0 : a.length);
+      budget -= parts;
+      if (changed != null && budget < 0) {
+        changed = null;
+      }
+      for (int p = 0; changed != null && p < parts; p++) {
+        changed.add(new RDDBlockId(rdd, p));
       }
     }
-    return affected;
+    return changed;
   }
 
-  private void dropIfUnused(RddState st) {
-    if (st.prio == null && st.blocks == 0) {
-      rdds.remove(st.id);
+  // ---------------------------------------------------------------- table changes
+
+  /** Moves the given blocks (if cached) whose priority changed into their new lists, each at its
+   * access-sequence position, merged from the list's tail (recently used blocks move least). */
+  void rekey(Iterable<BlockId> blocks) {
+    if (!indexed) {
+      return;
+    }
+    ArrayList<long[]> moved = new ArrayList<>();
+    for (BlockId id : blocks) {
+      int e = t.find(id);
+      if (e == NONE) {
+        continue;
+      }
+      double p = priorityOf(e, id);
+      Bucket b = lists[t.meta[e * STRIDE + LIST]];
+      if (Double.compare(p, b.priority) != 0) {
+        remove(e);
+        moved.add(new long[] {Double.doubleToLongBits(p), t.seq(e), e});
+      }
+    }
+    // By new priority, then most recently used first.
+    moved.sort((x, y) -> {
+      int c = Double.compare(Double.longBitsToDouble(x[0]), Double.longBitsToDouble(y[0]));
+      return c != 0 ? c : Long.compare(y[1], x[1]);
+    });
+    for (int i = 0, j; i < moved.size(); i = j) {
+      double p = Double.longBitsToDouble(moved.get(i)[0]);
+      j = i + 1;
+      while (j < moved.size() && moved.get(j)[0] == moved.get(i)[0]) {
+        j++;
+      }
+      merge(bucketFor(p), moved.subList(i, j));
     }
   }
 
-  /** Rebuilds every list from nodes in access-sequence order (Spark's LRU order): O(n). */
-  void rebuild(Iterable<MemoryEntry<?>> lruOrder) {
+  /** Inserts unlinked entries ({bits, seq, entry}, most recently used first) into {@code b} at
+   * their access-sequence positions, in one pass from the end of the list nearer to them (their
+   * seqs against the list's ends: they are spread about evenly over it). */
+  private void merge(Bucket b, java.util.List<long[]> group) {
+    long newest = group.get(0)[1];
+    long oldest = group.get(group.size() - 1)[1];
+    boolean fromTail = b.head == NONE
+        || t.seq(b.tail) - oldest <= newest - t.seq(b.head);
+    if (fromTail) {
+      int at = b.tail;
+      for (long[] mv : group) {
+        while (at != NONE && t.seq(at) > mv[1]) {
+          at = t.meta[at * STRIDE + PREV];
+        }
+        insertAfter(b, at, (int) mv[2]);
+      }
+      return;
+    }
+    int before = NONE; // the last entry older than the one to insert
+    int at = b.head;
+    for (int k = group.size() - 1; k >= 0; k--) {
+      long[] mv = group.get(k);
+      while (at != NONE && t.seq(at) < mv[1]) {
+        before = at;
+        at = t.meta[at * STRIDE + NEXT];
+      }
+      insertAfter(b, before, (int) mv[2]);
+      before = (int) mv[2];
+    }
+  }
+
+  /** Re-lists every entry under the table in force, in access-sequence order (a merge of the
+   * current lists, each already in that order): O(n log lists). */
+  void rebuild() {
+    Bucket[] old = new Bucket[order.size() + 1];
+    int k = 0;
+    if (lru.size > 0) {
+      old[k++] = lru;
+    }
+    for (Bucket b : order.values()) {
+      old[k++] = b;
+    }
+    int[] cursor = new int[k];
+    PriorityQueue<Integer> heads = new PriorityQueue<>(Math.max(1, k),
+        (x, y) -> Long.compare(t.seq(cursor[x]), t.seq(cursor[y])));
+    for (int i = 0; i < k; i++) {
+      cursor[i] = old[i].head;
+      heads.add(i);
+    }
+    dropAll();
+    indexed = true;
+    lastRdd = NONE;
+    while (!heads.isEmpty()) {
+      int i = heads.poll();
+      int e = cursor[i];
+      cursor[i] = t.meta[e * STRIDE + NEXT];
+      if (cursor[i] != NONE) {
+        heads.add(i);
+      }
+      Bucket b = bucketFor(priorityOf(e, null));
+      long s = t.seq(e);
+      append(b, e);
+      t.setSeq(e, s); // a re-listing is not a use
+    }
+  }
+
+  /** Forgets every entry (the table's arrays stay). */
+  void clearBlocks() {
+    dropAll();
+  }
+
+  /** Empties the LRU list and drops every priority list (their entries' links are left as they
+   * are: the caller re-lists or forgets them). */
+  private void dropAll() {
+    for (Bucket b : order.values()) {
+      b.dropped = true;
+      lists[b.id] = null;
+    }
     order.clear();
     byPriority.clear();
-    for (RddState st : rdds.values()) {
-      st.head = null;
-      st.blocks = 0;
-    }
-    for (MemoryEntry<?> v : lruOrder) {
-      Node n = (Node) v;
-      n.bucket = null;
-      add(n);
-    }
-    for (RddState st : rdds.values()) {
-      dropIfUnused(st);
-    }
-  }
-
-  /** Adds a node (in no list) to its RDD's list and at the tail of its priority's list. */
-  void add(Node n) {
-    if (n.rdd >= 0) {
-      RddState st = rdds.get(n.rdd);
-      if (st == null) {
-        st = new RddState(n.rdd);
-        rdds.put(n.rdd, st);
-      }
-      n.rddPrev = null;
-      n.rddNext = st.head;
-      if (st.head != null) {
-        st.head.rddPrev = n;
-      }
-      st.head = n;
-      st.blocks++;
-      n.priority = priorityOf(st, n);
-    } else {
-      n.priority = Double.POSITIVE_INFINITY;
-    }
-    Bucket b = bucketFor(n.priority);
-    b.insertAfter(b.tail, n);
-  }
-
-  /** Removes an indexed node from both its lists. */
-  void remove(Node n) {
-    leaveBucket(n);
-    if (n.rdd >= 0) {
-      RddState st = rdds.get(n.rdd);
-      if (n.rddPrev == null) {
-        st.head = n.rddNext;
-      } else {
-        n.rddPrev.rddNext = n.rddNext;
-      }
-      if (n.rddNext != null) {
-        n.rddNext.rddPrev = n.rddPrev;
-      }
-      n.rddPrev = n.rddNext = null;
-      st.blocks--;
-      dropIfUnused(st);
-    }
-  }
-
-  /** A use of an indexed node: it becomes the most recently used of its list. */
-  static void touched(Node n) {
-    Bucket b = n.bucket;
-    if (b.tail != n) {
-      b.unlink(n);
-      b.insertAfter(b.tail, n);
-    }
-  }
-
-  /** Forgets every block (the table's arrays stay). */
-  void clearBlocks() {
-    rebuild(java.util.Collections.emptyList());
+    freeCount = 0;
+    nextId = lru.id + 1;
+    lru.head = lru.tail = NONE;
+    lru.size = 0;
   }
 
   private Bucket bucketFor(double p) {
     long bits = Double.doubleToLongBits(p);
     Bucket b = byPriority.get(bits);
     if (b == null) {
-      b = new Bucket(p);
+      b = newBucket(p);
       byPriority.put(bits, b);
       order.put(p, b);
     }
     return b;
   }
 
-  /** Unlinks a node from its list; an emptied list goes (walks never visit empty lists). */
-  private void leaveBucket(Node n) {
-    Bucket b = n.bucket;
-    b.unlink(n);
-    if (b.size == 0) {
-      order.remove(b.priority);
-      byPriority.remove(Double.doubleToLongBits(b.priority));
+  private Bucket newBucket(double p) {
+    int id;
+    if (freeCount > 0) {
+      id = freeIds[--freeCount];
+    } else {
+      id = nextId++;
+      if (id == lists.length) {
+        lists = Arrays.copyOf(lists, id * 2);
+      }
     }
+    Bucket b = new Bucket(id, p);
+    lists[id] = b;
+    return b;
   }
 
-  /** Moves the changed RDDs' blocks whose priority changed into their new lists, each at its
-   * access-sequence position, merged from the list's tail (recently used blocks move least). */
-  void rekey(Collection<Integer> changed) {
-    ArrayList<Node> moved = new ArrayList<>();
-    for (Integer rdd : changed) {
-      RddState st = rdds.get(rdd);
-      for (Node n = st == null ? null : st.head; n != null; n = n.rddNext) {
-        double p = priorityOf(st, n);
-        if (Double.compare(p, n.priority) != 0) {
-          leaveBucket(n);
-          n.priority = p;
-          moved.add(n);
-        }
-      }
+  private void dropBucket(Bucket b) {
+    b.dropped = true;
+    order.remove(b.priority);
+    byPriority.remove(Double.doubleToLongBits(b.priority));
+    lists[b.id] = null;
+    if (freeCount == freeIds.length) {
+      freeIds = Arrays.copyOf(freeIds, freeCount * 2);
     }
-    moved.sort(MERGE);
-    Bucket b = null;
-    Node at = null;
-    for (Node n : moved) {
-      if (b == null || Double.compare(b.priority, n.priority) != 0) {
-        b = bucketFor(n.priority);
-        at = b.tail;
-      }
-      while (at != null && at.seq > n.seq) {
-        at = at.prev;
-      }
-      b.insertAfter(at, n);
-    }
+    freeIds[freeCount++] = b.id;
   }
 
-  /** Indexed nodes in eviction order: list by list from the lowest priority. */
-  Iterator<Node> walk() {
-    final Iterator<Bucket> lists = order.values().iterator();
-    return new Iterator<Node>() {
-      private Node next = lists.hasNext() ? lists.next().head : null;
+  // ---------------------------------------------------------------- walks
+
+  /** Entries in eviction order: the LRU list before any table, else list by list from the
+   * lowest priority. Each call of {@code next} returns the next entry or NONE. */
+  interface Cursor {
+    int next();
+  }
+
+  Cursor walk() {
+    if (!indexed) {
+      return new Cursor() {
+        private int e = lru.head;
+
+        @Override
+        public int next() {
+          int r = e;
+          if (r != NONE) {
+            e = t.meta[r * STRIDE + NEXT];
+          }
+          return r;
+        }
+      };
+    }
+    final java.util.Iterator<Bucket> it = order.values().iterator();
+    return new Cursor() {
+      private int e = it.hasNext() ? it.next().head : NONE;
 
       @Override
-      public boolean hasNext() {
-        return next != null;
-      }
-
-      @Override
-      public Node next() {
-        Node n = next;
-        if (n == null) {
-          throw new NoSuchElementException();
+      public int next() {
+        int r = e;
+        if (r != NONE) {
+          e = t.meta[r * STRIDE + NEXT];
+          while (e == NONE && it.hasNext()) {
+            e = it.next().head;
+          }
         }
-        next = n.next;
-        while (next == null && lists.hasNext()) {
-          next = lists.next().head;
-        }
-        return n;
+        return r;
       }
     };
   }
 
-  /** [RDDs listed in the table or with cached blocks, distinct priorities of cached blocks]. */
+  /** [RDDs listed in the table, distinct priorities of cached blocks]. */
   int[] sizes() {
-    return new int[] {rdds.size(), order.size()};
+    return new int[] {rows.size(), order.size()};
+  }
+
+  /** RDDs listed in the table (for the state-size check). */
+  boolean listed(int rdd) {
+    return rows.get(rdd) != null;
   }
 }
