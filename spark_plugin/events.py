@@ -4,13 +4,54 @@
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections import OrderedDict
+from typing import Container, Iterable, Sequence
 
 from lrc.dag import RDD, Dependency, Job, Stage, parse_block
 
-from .wire import Dep, JobStart, RddInfo
+from .wire import Dep, JobStart, RddInfo, StageInfo
 
 IN_MEMORY_LEVELS = ("MEMORY",)  # MEMORY_ONLY, MEMORY_AND_DISK, *_SER, *_2, OFF_HEAP is separate
+STAGE_MEMORY = 8192  # >= the listener's KnownStages.CAPACITY (4,096)
+
+
+class StageMemory:
+    """The stage descriptions of earlier job starts, for the later ones that name a stage by id
+    only (the listener's `KnownStages`: Spark lists every stage of a job, skipped ones too).
+
+    Each job start touches its stages in the order the listener did and this memory is at least
+    as large, least recently used out: it holds every stage the listener takes as described
+    (LRU's inclusion property). Only lost events break that; `resolve` then names what it lacks.
+    Work per job start: one dictionary operation per stage id."""
+
+    def __init__(self, capacity: int = STAGE_MEMORY) -> None:
+        self.capacity = capacity
+        self._stages: OrderedDict[int, StageInfo] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+    def learn(self, stages: Iterable[StageInfo]) -> None:
+        """Descriptions from elsewhere (`LrcBridge.describeStages`) for ids `resolve` lacked."""
+        for s in stages:
+            self._stages[s.stage] = s
+
+    def resolve(self, ev: JobStart) -> tuple[list[StageInfo], list[int]]:
+        """(the job's stages in its order, as far as known; the ids of those it does not know)."""
+        new = {s.stage: s for s in ev.stages}
+        mem, out, missing = self._stages, [], []
+        for sid in ev.stage_ids:
+            s = new.get(sid)
+            if s is not None:
+                mem[sid] = s
+            elif (s := mem.get(sid)) is None:
+                missing.append(sid)
+                continue
+            mem.move_to_end(sid)
+            out.append(s)
+        while len(mem) > self.capacity:
+            mem.popitem(last=False)
+        return out, missing
 
 
 def _dependency(d: Dep) -> Dependency:
@@ -30,11 +71,19 @@ def _rdd(r: RddInfo, stage_rdds: set[int]) -> RDD:
                storage_level=r.level, name=r.name, call_site=r.callsite)
 
 
-def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
-    """`job_start` -> (Job, its Stages, the RDDs they contain; each RDD once)."""
+def job_from_event(ev: JobStart, described: Sequence[StageInfo] | None = None,
+                   skip: Container[int] = ()) -> tuple[Job, list[Stage], list[RDD]]:
+    """`job_start` -> (Job of all its stage ids, Stages, the RDDs they contain; each RDD once).
+    Stages and RDDs are built from `described` (default: the event's own descriptions, its new
+    stages), except stages in `skip` that the event does not describe itself (the planner's
+    completed stages: a later job skips them, and building them again would cost work per job
+    proportional to the application's age, not to the job's new stages)."""
     stages: list[Stage] = []
     rdds: dict[int, RDD] = {}
-    for s in ev.stages:
+    new = {s.stage for s in ev.stages}
+    for s in ev.stages if described is None else described:
+        if s.stage in skip and s.stage not in new:
+            continue
         stage_rdds = {r.id for r in s.rdds}
         for r in s.rdds:
             rdd = _rdd(r, stage_rdds)
@@ -52,7 +101,7 @@ def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
             partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
             gpus=s.gpus,
         ))
-    job = Job(id=ev.job, stage_ids=tuple(s.id for s in stages))
+    job = Job(id=ev.job, stage_ids=tuple(ev.stage_ids))
     return job, stages, list(rdds.values())
 
 

@@ -75,8 +75,11 @@ class Metrics:
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
     # job start (the driver's listener) -> its plan applied on every executor with the plugin
     in_force_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
-    # where plan latency goes: job start -> the brain decoded it, the planner's add_job, the
-    # publish (changes, encoding, the py4j call); and the job_start line's size
+    # where plan latency goes: job start -> the listener wrote its line (Spark's listener bus,
+    # the lineage walks, the encoding) -> the brain decoded it (buffer, drain, py4j, decoding),
+    # the brain's job start (add_job), the publish (changes, encoding, the py4j call); and the
+    # job_start line's size
+    to_listener_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     to_brain_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     add_job_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     publish_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
@@ -182,7 +185,8 @@ class Metrics:
             "executor_wait_ms": _summary(self.executor_wait_ms),
             "push_lag_ms": _summary(self.push_lag_ms),
             "in_force_ms": _summary(self.in_force_ms),
-            "plan_breakdown_ms": {"to_brain": _summary(self.to_brain_ms),
+            "plan_breakdown_ms": {"to_listener": _summary(self.to_listener_ms),
+                                  "to_brain": _summary(self.to_brain_ms),
                                   "add_job": _summary(self.add_job_ms),
                                   "publish": _summary(self.publish_ms)},
             "job_start_chars": _summary(self.job_start_chars),

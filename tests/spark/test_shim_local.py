@@ -138,6 +138,11 @@ def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
     map_stage = [st for st in starts[0]["stages"] if st["shuffle"] >= 0][0]
     assert result_stage["parents"] == [map_stage["stage"]] and result_stage["tasks"] == 2
     assert map_stage["tasks"] == 4
+    # job starts describe a stage once: the second job names the map stage it skips by id only
+    assert sorted(starts[0]["stage_ids"]) == sorted(st["stage"] for st in starts[0]["stages"])
+    assert map_stage["stage"] in starts[1]["stage_ids"]
+    assert sorted(st["stage"] for st in starts[1]["stages"]) == sorted(
+        set(starts[1]["stage_ids"]) - {map_stage["stage"]}) != []
 
     ends = [e for e in evs if e["e"] == "task_end" and e["stage"] == result_stage["stage"]]
     assert sorted(e["partition"] for e in ends) == [0, 1]

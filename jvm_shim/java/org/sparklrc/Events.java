@@ -69,8 +69,14 @@ final class Events {
 
   // ------------------------------------------------------------------ driver: listener events
 
-  static String jobStart(int job, long time, ArrayNode stages) {
-    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time);
+  /**
+   * {@code stageIds}: all the job's stages; {@code stages}: descriptions of the new ones;
+   * {@code sent}: when the listener wrote the line (after Spark's bus and the lineage walks).
+   */
+  static String jobStart(int job, long time, long sent, List<Integer> stageIds,
+      ArrayNode stages) {
+    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time).put("sent", sent);
+    n.set("stage_ids", ints(stageIds));
     n.set("stages", stages);
     return text(n);
   }

@@ -2,6 +2,7 @@ package org.sparklrc;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,11 +83,20 @@ public class LrcListener extends SparkListener {
     record("a job start", () -> {
       LrcDriverPlugin.noteJobStart();
       SparkContext c = context();
-      ArrayNode stages = Events.array();
+      List<Integer> ids = new ArrayList<>();
+      List<int[]> order = new ArrayList<>();
+      ArrayNode stages = Events.array(); // only those no earlier job start described
       for (StageInfo si : CollectionConverters.asJava(e.stageInfos())) {
-        stages.add(stage(c, si));
+        ids.add(si.stageId());
+        order.add(new int[] {si.stageId(), si.attemptNumber()});
+        if (!KnownStages.described(si.stageId(), si.attemptNumber())) {
+          stages.add(stage(c, si));
+        }
       }
-      return Events.jobStart(e.jobId(), e.time(), stages);
+      String line = Events.jobStart(e.jobId(), e.time(), System.currentTimeMillis(), ids,
+          stages);
+      KnownStages.sent(order); // only once the line exists (a failure above sends nothing)
+      return line;
     });
   }
 
