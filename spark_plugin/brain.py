@@ -47,6 +47,7 @@ class Brain:
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
         self.stage_memory = StageMemory()  # stages job starts described (they name them later)
+        self._job_stages: list[wire.StageInfo] = []  # the current job start's, resolved
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
         self._published_stages: OrderedDict[int, None] = OrderedDict()
         self._start_plans()
@@ -228,6 +229,7 @@ class Brain:
             ev = wire.decode_event(line)
             if type(ev) is wire.JobStart:
                 self.metrics.job_start_chars.append(len(line))
+                ev = self._resolve(ev)  # what it names by id filled in (the recorder's too)
             handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
@@ -250,9 +252,7 @@ class Brain:
         t0 = time.perf_counter()
         self.metrics.to_listener_ms.append(ev.sent - ev.time)
         self.metrics.to_brain_ms.append(time.time() * 1000 - ev.sent)
-        described, missing = self.stage_memory.resolve(ev)
-        if missing:
-            described = self._describe(ev, missing)
+        described = self._job_stages
         # stages the planner saw complete are skipped: not built again (work per new stage)
         job, stages, rdds = job_from_event(ev, described, skip=self.planner.completed)
         self._unplanned_jobs.append((ev.job, float(ev.time)))
@@ -260,18 +260,21 @@ class Brain:
         self.gpu.job_started(job.id, stages)
         self.metrics.add_job_ms.append((time.perf_counter() - t0) * 1000)
 
-    def _describe(self, ev: wire.JobStart, missing: list[int]) -> list[wire.StageInfo]:
-        """Stages a job start names but the memory lacks (only after lost events): from the
-        scheduler, while it still has them; else the job is planned without them."""
-        try:
-            self.stage_memory.learn(wire.decode_stages(self.bridge.describe_stages(missing)))
-        except Exception as e:
-            self._warn_once("describe", f"spark-lrc: could not describe stages {missing}: {e!r}")
-        described, missing = self.stage_memory.resolve(ev)
+    def _resolve(self, ev: wire.JobStart) -> wire.JobStart:
+        """The job start with the stages and RDDs it names by id filled in from the memory
+        (`self._job_stages`: all its stages); what the memory lacks (only after lost events)
+        from the scheduler, while it still has it; else the job is planned without it."""
+        full, self._job_stages, missing = self.stage_memory.resolve(ev)
         if missing:
-            self._warn_once("unknown-stages", f"spark-lrc: job {ev.job} names stages {missing} "
-                            "no job start described; planned without them")
-        return described
+            try:
+                self.stage_memory.learn(wire.decode_stages(self.bridge.describe_stages(missing)))
+            except Exception as e:
+                self._warn_once("describe", f"spark-lrc: could not describe stages {missing}: {e!r}")
+            full, self._job_stages, missing = self.stage_memory.resolve(ev)
+            if missing:
+                self._warn_once("unknown-stages", f"spark-lrc: job {ev.job} names stages "
+                                f"{missing} no job start described; planned without them")
+        return full
 
     def _stage_completed(self, ev: wire.StageCompleted) -> None:
         self._planner_call("stage_completed", ev.stage)

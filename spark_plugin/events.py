@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Container, Iterable, Sequence
 
 from lrc.dag import RDD, Dependency, Job, Stage, parse_block
@@ -12,33 +13,59 @@ from lrc.dag import RDD, Dependency, Job, Stage, parse_block
 from .wire import Dep, JobStart, RddInfo, StageInfo
 
 IN_MEMORY_LEVELS = ("MEMORY",)  # MEMORY_ONLY, MEMORY_AND_DISK, *_SER, *_2, OFF_HEAP is separate
-STAGE_MEMORY = 8192  # >= the listener's KnownStages.CAPACITY (4,096)
+STAGE_MEMORY = 8192  # 2 x the listener's Described.STAGES
+RDD_MEMORY = 16384  # 2 x Described.RDDS
 
 
 class StageMemory:
-    """The stage descriptions of earlier job starts, for the later ones that name a stage by id
-    only (the listener's `KnownStages`: Spark lists every stage of a job, skipped ones too).
+    """The stage and RDD descriptions of earlier job starts, for the later ones that name them
+    by id only (the listener's `Described`: Spark lists every stage of a job, skipped ones
+    too, under new stage ids over the same RDDs).
 
-    Each job start touches its stages in the order the listener did and this memory is at least
-    as large, least recently used out: it holds every stage the listener takes as described
-    (LRU's inclusion property). Only lost events break that; `resolve` then names what it lacks.
-    Work per job start: one dictionary operation per stage id."""
+    Each job start touches its stages, and the RDDs of the stages it describes, in the order
+    the listener did, and this memory is larger, least recently used out: it holds everything
+    the listener takes as described (LRU's inclusion property). Only lost events break that;
+    `resolve` then names the stages it cannot complete. Work per job start: a dictionary
+    operation per stage id and per RDD id of its described stages."""
 
-    def __init__(self, capacity: int = STAGE_MEMORY) -> None:
-        self.capacity = capacity
+    def __init__(self, capacity: int = STAGE_MEMORY, rdd_capacity: int = RDD_MEMORY) -> None:
+        self.capacity, self.rdd_capacity = capacity, rdd_capacity
         self._stages: OrderedDict[int, StageInfo] = OrderedDict()
+        self._rdds: OrderedDict[int, RddInfo] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._stages)
 
     def learn(self, stages: Iterable[StageInfo]) -> None:
-        """Descriptions from elsewhere (`LrcBridge.describeStages`) for ids `resolve` lacked."""
+        """Whole descriptions from elsewhere (`LrcBridge.describeStages`) for what `resolve`
+        lacked."""
         for s in stages:
             self._stages[s.stage] = s
+            for r in s.rdds:
+                self._rdds[r.id] = r
 
-    def resolve(self, ev: JobStart) -> tuple[list[StageInfo], list[int]]:
-        """(the job's stages in its order, as far as known; the ids of those it does not know)."""
-        new = {s.stage: s for s in ev.stages}
+    def _complete(self, s: StageInfo) -> StageInfo | None:
+        """The stage with every RDD described (None if one is unknown); touches them in order."""
+        own = {r.id: r for r in s.rdds}
+        mem, rdds = self._rdds, []
+        for rid in s.rdd_ids:
+            r = own.get(rid)
+            if r is not None:
+                mem[rid] = r
+            elif (r := mem.get(rid)) is None:
+                return None
+            mem.move_to_end(rid)
+            rdds.append(r)
+        return s if len(rdds) == len(s.rdds) else replace(s, rdds=tuple(rdds))
+
+    def resolve(self, ev: JobStart) -> tuple[JobStart, list[StageInfo], list[int]]:
+        """(the event with its described stages completed, the job's stages in its order as far
+        as known, the ids of those it cannot complete)."""
+        new = {}
+        for s in ev.stages:
+            full = self._complete(s)
+            if full is not None:
+                new[s.stage] = full
         mem, out, missing = self._stages, [], []
         for sid in ev.stage_ids:
             s = new.get(sid)
@@ -49,9 +76,10 @@ class StageMemory:
                 continue
             mem.move_to_end(sid)
             out.append(s)
-        while len(mem) > self.capacity:
-            mem.popitem(last=False)
-        return out, missing
+        for m, cap in ((mem, self.capacity), (self._rdds, self.rdd_capacity)):
+            while len(m) > cap:
+                m.popitem(last=False)
+        return replace(ev, stages=tuple(new.values())), out, missing
 
 
 def _dependency(d: Dep) -> Dependency:

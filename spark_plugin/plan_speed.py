@@ -48,7 +48,20 @@ def _stage(k: int, parts: int, result: bool = False) -> dict[str, Any]:
     if k > 0 and (k - 1) % 4 == 0:
         rdds.append(_rdd(3 + 4 * (k - 1), parts, [], cached=True, name=f"m_{k - 1}"))
     return {"stage": k, "attempt": 0, "rdd": m, "tasks": parts,
-            "parents": [] if k == 0 else [k - 1], "shuffle": -1 if result else k, "rdds": rdds}
+            "parents": [] if k == 0 else [k - 1], "shuffle": -1 if result else k,
+            "rdd_ids": [r["id"] for r in rdds], "rdds": rdds}
+
+
+def by_reference(described: list[dict]) -> list[dict]:
+    """The stages as the listener sends them: an RDD described by an earlier stage of the
+    same job start goes by id only."""
+    seen: set[int] = set()
+    out = []
+    for st in described:
+        rdds = [r for r in st["rdds"] if r["id"] not in seen]
+        seen.update(r["id"] for r in st["rdds"])
+        out.append({**st, "rdds": rdds})
+    return out
 
 
 def job_start(job: int, stage_ids: list[int], described: list[dict]) -> str:
@@ -59,8 +72,8 @@ def job_start(job: int, stage_ids: list[int], described: list[dict]) -> str:
 
 def chain_job(stages: int, parts: int) -> str:
     """Job 0: ``stages`` stages, all described (the first job start of each)."""
-    return job_start(0, list(range(stages)),
-                     [_stage(k, parts, result=k == stages - 1) for k in range(stages)])
+    return job_start(0, list(range(stages)), by_reference(
+        [_stage(k, parts, result=k == stages - 1) for k in range(stages)]))
 
 
 def completion(stages: int) -> list[str]:
@@ -75,12 +88,17 @@ def completion(stages: int) -> list[str]:
     return out
 
 
-def next_job(stages: int, parts: int, by_reference: bool = True) -> str:
+def next_job(stages: int, parts: int, by_ref: bool = True) -> str:
     """Job 1: names job 0's stages (skipped now) and adds two new ones after them. By reference
     as the listener sends it, or with every stage described (as before issue 10)."""
     new = [_stage(stages, parts), _stage(stages + 1, parts, result=True)]
-    old = [] if by_reference else [_stage(k, parts, result=k == stages - 1) for k in range(stages)]
-    return job_start(1, list(range(stages + 2)), old + new)
+    if not by_ref:  # as before issue 10: every stage and RDD described
+        old = [_stage(k, parts, result=k == stages - 1) for k in range(stages)]
+        return job_start(1, list(range(stages + 2)), old + new)
+    known = {r["id"] for k in range(stages) for r in _stage(k, parts)["rdds"]}
+    return job_start(1, list(range(stages + 2)),
+                     [{**st, "rdds": [r for r in st["rdds"] if r["id"] not in known]}
+                      for st in new])
 
 
 def measure(stages: int, parts: int, policy: str = "lrc") -> dict[str, float]:
@@ -97,7 +115,7 @@ def measure(stages: int, parts: int, policy: str = "lrc") -> dict[str, float]:
     t0 = time.perf_counter()
     ev = wire.decode_event(line)
     t1 = time.perf_counter()
-    described, missing = brain.stage_memory.resolve(ev)
+    ev, described, missing = brain.stage_memory.resolve(ev)
     job, st, rdds = job_from_event(ev, described, skip=brain.planner.completed)
     t2 = time.perf_counter()
     brain.planner.add_job(job, st, rdds)
@@ -117,7 +135,7 @@ def measure(stages: int, parts: int, policy: str = "lrc") -> dict[str, float]:
     t5 = time.perf_counter()
     brain.step(force=True)  # the whole path: drain, decode, resolve, plan, publish
     out.update(next_job_ms=(time.perf_counter() - t5) * 1e3, next_job_chars=len(line),
-               next_job_chars_described=len(next_job(stages, parts, by_reference=False)))
+               next_job_chars_described=len(next_job(stages, parts, by_ref=False)))
     return out
 
 

@@ -13,10 +13,12 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     job_start        job, time (ms, the scheduler's job start), sent (ms, the listener wrote
                      the line), stage_ids (every stage of the job, in Spark's order),
                      stages: [stage] (only those no earlier job_start described at this
-                     attempt: the listener remembers the last 4,096 it described,
-                     `KnownStages.java`; the brain resolves the others, `events.StageMemory`)
+                     attempt: the listener remembers the last 4,096, `Described.java`; the
+                     brain resolves stages and RDDs named by id, `events.StageMemory`)
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
-                     shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd],
+                     shuffle (shuffle id it writes, -1 for a result stage), rdd_ids (all its
+                     RDDs), rdds: [rdd] (only those no earlier job_start described with the
+                     same text: the listener remembers 8,192; `describeStages` describes all),
                      gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
@@ -102,7 +104,8 @@ RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=st
                   parents=Ints,
                   deps=(tuple[Dep, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
-                    shuffle=int, rdds=tuple[RddInfo, ...], gpus=(float, field(default=0.0)))
+                    shuffle=int, rdd_ids=Ints, rdds=tuple[RddInfo, ...],
+                    gpus=(float, field(default=0.0)))
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 

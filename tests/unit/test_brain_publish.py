@@ -58,7 +58,7 @@ def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4
     return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "sent": 0,
                        "stage_ids": [stage], "stages": [{
         "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
-        "rdds": [
+        "rdd_ids": [cached_rdd, reader], "rdds": [
             {"id": cached_rdd, "name": "c", "callsite": "", "parts": parts, "level": "MEMORY_ONLY",
              "cached": True, "parents": []},
             {"id": reader, "name": "r", "callsite": "", "parts": parts, "level": "NONE",

@@ -31,7 +31,7 @@ final class EventBuffer {
     synchronized (LOCK) {
       LINES.clear();
       ACTIVE_JOBS.clear();
-      KnownStages.reset();
+      Described.reset();
       dropped = 0;
       lastDrainNs = System.nanoTime();
       capacity = Math.max(1, newCapacity);
@@ -76,7 +76,7 @@ final class EventBuffer {
         return -1;
       }
       LINES.clear();
-      KnownStages.reset(); // the brain starts over: later job starts describe every stage
+      Described.reset(); // the brain starts over: later job starts describe every stage
       return dropped;
     }
   }

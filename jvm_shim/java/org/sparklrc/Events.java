@@ -81,13 +81,17 @@ final class Events {
     return text(n);
   }
 
-  /** One stage of a job start (also of LrcBridge.describeStages). */
+  /**
+   * One stage of a job start (also of LrcBridge.describeStages): {@code rddIds} all its RDDs,
+   * {@code rdds} the descriptions of those not described before with the same text.
+   */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
-      int shuffle, ArrayNode rdds, double gpus) {
+      int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus) {
     ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
         .put("rdd", finalRdd).put("tasks", tasks);
     n.set("parents", ints(parents));
     n.put("shuffle", shuffle);
+    n.set("rdd_ids", ints(rddIds));
     n.set("rdds", rdds);
     if (gpus > 0) {  // a stage bound to GPUs by its resource profile; absent: a CPU stage
       n.put("gpus", gpus);
