@@ -219,6 +219,33 @@ class AppDAG:
         creates.reverse()  # inputs are computed (and cached) before what is built on them
         return reads, creates, cost
 
+    def narrow_shape(self, rdd_id: int) -> tuple[int, ...] | None:
+        """The cached RDDs of ``rdd_id``'s narrow lineage when the walk from its block p visits
+        block p of each RDD there, the same RDDs in the same order for every p (one-to-one
+        dependencies only, every RDD with the same partition count): then a walk's result
+        depends only on which of their blocks p are materialized, and one walk per such
+        pattern serves every partition (`Planner._plan_stage`). None otherwise."""
+        root = self.rdds.get(rdd_id)
+        if root is None:
+            return None
+        n, cached, seen, stack = root.num_partitions, [], {rdd_id}, [root]
+        while stack:
+            r = stack.pop()
+            if r.num_partitions != n:
+                return None
+            if r.cached:
+                cached.append(r.id)
+            for d in r.deps:
+                if d.kind == "shuffle":
+                    continue
+                if d.kind not in ("one_to_one", "unknown"):
+                    return None
+                parent = self.rdds.get(d.parent)
+                if parent is not None and parent.id not in seen:
+                    seen.add(parent.id)
+                    stack.append(parent)
+        return tuple(cached)
+
     def task_reads(self, stage_id: int, partition: int, materialized: Container[Block],
                    limit: int | None = None) -> tuple[list[Block], list[Block]]:
         """Cached blocks task (stage, partition) reads, and those it creates (computes first).

@@ -226,8 +226,8 @@ class Planner:
         ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
         tasks = [list(self.refs.pending[s].values()) for s in ran]
         weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
-        result = self._created_at(self.dag.stages[max(job.stage_ids)].rdd_id
-                                  if job.stage_ids else -1)
+        last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
+        result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
         for r in self.dag.rdds:
             if r not in known:
                 self._origin[r] = result
@@ -280,6 +280,11 @@ class Planner:
         mat = _Either(self.materialized if self.block_ids is None
                       else IdView(self.block_ids, self.materialized), created)
         pending = self.refs.pending.get(stage.id)
+        # one DAG walk per pattern of materialized blocks, not per task, where the lineage
+        # allows it (AppDAG.narrow_shape): a stage of many tasks costs little more than one
+        shape = self.dag.narrow_shape(stage.rdd_id) if pending is None else None
+        n = self.dag.rdds[stage.rdd_id].num_partitions if shape is not None else 0
+        walks: dict[tuple[bool, ...], tuple[list[int], list[int]]] = {}
         for p in stage.task_partitions():
             if lazy is not None and pending is not None and p in pending:
                 lazy.append((stage.id, p))
@@ -288,7 +293,16 @@ class Planner:
                 for sid, q in lazy:
                     created.update(self.dag.task_reads(sid, q, mat)[1])
                 lazy.clear()
-            reads, creates = self.dag.task_reads(stage.id, p, mat)
+            if p < n:
+                key = tuple((r, p) in mat for r in shape)
+                walk = walks.get(key)
+                if walk is None:
+                    reads, creates = self.dag.task_reads(stage.id, p, mat)
+                    walks[key] = [b[0] for b in reads], [b[0] for b in creates]
+                else:
+                    reads, creates = [(r, p) for r in walk[0]], [(r, p) for r in walk[1]]
+            else:
+                reads, creates = self.dag.task_reads(stage.id, p, mat)
             self.refs.add_task(stage.id, p, self._keys(reads), seq)
             created.update(creates)
             for b in creates:

@@ -28,6 +28,10 @@ def main(argv: list[str]) -> None:
         from .scale import main as scale
 
         sys.exit(scale(argv[1:]))
+    elif cmd == "plan-speed":
+        from .plan_speed import main as plan_speed
+
+        sys.exit(plan_speed(argv[1:]))
     else:
         print(__doc__)
         sys.exit(0 if cmd in ("help", "-h", "--help") else 2)

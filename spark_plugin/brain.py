@@ -20,7 +20,7 @@ from lrc.trace import load_trace
 from .bridge import JvmBridge
 from . import wire
 from .config import LrcSettings
-from .events import blocks, in_memory, job_from_event
+from .events import StageMemory, blocks, in_memory, job_from_event
 from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
@@ -46,6 +46,8 @@ class Brain:
         self._resync_wanted = False
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
+        self.stage_memory = StageMemory()  # stages job starts described (they name them later)
+        self._job_stages: list[wire.StageInfo] = []  # the current job start's, resolved
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
         self._published_stages: OrderedDict[int, None] = OrderedDict()
         self._start_plans()
@@ -92,7 +94,7 @@ class Brain:
         self._unsent_stages: set[int] = set()  # stages of a publish that failed
         self._gone: set[int] = set()  # unpersisted RDDs: removed from the table by the next publish
         self._in_table: dict[int, int] = {}  # rdd -> its array's size in the JVM's table
-        self._unplanned_job_times: list[float] = []
+        self._unplanned_jobs: list[tuple[int, float]] = []  # (job, start ms) not yet published
         self._finished_reads: OrderedDict[tuple[int, int], list[Block]] = OrderedDict()
         self._reported: set[tuple[int, int]] = set()  # tasks whose report came before their end
 
@@ -198,7 +200,7 @@ class Brain:
         return self.settings.publish_ms - (time.monotonic() - self._last_publish) * 1000
 
     def _has_new_stages(self) -> bool:
-        return bool(self._unplanned_job_times)
+        return bool(self._unplanned_jobs)
 
     def close(self) -> dict[str, Any]:
         """Stop the thread, apply the last events, write stats/trace files. Idempotent.
@@ -225,6 +227,9 @@ class Brain:
     def _handle(self, line: str) -> None:
         try:
             ev = wire.decode_event(line)
+            if type(ev) is wire.JobStart:
+                self.metrics.job_start_chars.append(len(line))
+                ev = self._resolve(ev)  # what it names by id filled in (the recorder's too)
             handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
@@ -244,10 +249,32 @@ class Brain:
             return None
 
     def _job_start(self, ev: wire.JobStart) -> None:
-        job, stages, rdds = job_from_event(ev)
-        self._unplanned_job_times.append(float(ev.time))
+        t0 = time.perf_counter()
+        self.metrics.to_listener_ms.append(ev.sent - ev.time)
+        self.metrics.to_brain_ms.append(time.time() * 1000 - ev.sent)
+        described = self._job_stages
+        # stages the planner saw complete are skipped: not built again (work per new stage)
+        job, stages, rdds = job_from_event(ev, described, skip=self.planner.completed)
+        self._unplanned_jobs.append((ev.job, float(ev.time)))
         self._planner_call("add_job", job, stages, rdds)
         self.gpu.job_started(job.id, stages)
+        self.metrics.add_job_ms.append((time.perf_counter() - t0) * 1000)
+
+    def _resolve(self, ev: wire.JobStart) -> wire.JobStart:
+        """The job start with the stages and RDDs it names by id filled in from the memory
+        (`self._job_stages`: all its stages); what the memory lacks (only after lost events)
+        from the scheduler, while it still has it; else the job is planned without it."""
+        full, self._job_stages, missing = self.stage_memory.resolve(ev)
+        if missing:
+            try:
+                self.stage_memory.learn(wire.decode_stages(self.bridge.describe_stages(missing)))
+            except Exception as e:
+                self._warn_once("describe", f"spark-lrc: could not describe stages {missing}: {e!r}")
+            full, self._job_stages, missing = self.stage_memory.resolve(ev)
+            if missing:
+                self._warn_once("unknown-stages", f"spark-lrc: job {ev.job} names stages "
+                                f"{missing} no job start described; planned without them")
+        return full
 
     def _stage_completed(self, ev: wire.StageCompleted) -> None:
         self._planner_call("stage_completed", ev.stage)
@@ -323,6 +350,7 @@ class Brain:
         """Send the RDDs whose priorities changed and the stages newly planned, as one version."""
         self._dirty = False
         self._last_publish = time.monotonic()
+        t0 = time.perf_counter()
         if self.degraded or self._closed:  # closed: the application ended, no executor evicts
             return
         try:
@@ -341,7 +369,7 @@ class Brain:
         self._gone = set()
         rdds = set(parts)
         if not rdds and not new_stages and moves is None:
-            self._unplanned_job_times.clear()
+            self._unplanned_jobs.clear()
             return
         arrays, sizes = self._encode(parts)
         self.version += 1
@@ -367,9 +395,10 @@ class Brain:
             self._published_stages[st] = None
         while len(self._published_stages) > PUBLISHED_STAGES:
             self._published_stages.popitem(last=False)
-        now = time.time() * 1000
-        self.metrics.plan_latency_ms.extend(now - t for t in self._unplanned_job_times)
-        self._unplanned_job_times.clear()
+        if self._unplanned_jobs:
+            self.metrics.publish_ms.append((time.perf_counter() - t0) * 1000)
+            self.metrics.planned(self._unplanned_jobs, self.version, time.time() * 1000)
+        self._unplanned_jobs.clear()
 
     def _encode(self, parts: dict[int, set[int]]) -> tuple[str, dict[int, int]]:
         """The table text for the changed partitions: only those of an RDD the JVM's table holds

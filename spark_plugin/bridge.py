@@ -70,6 +70,11 @@ class JvmBridge:
         return drain_lines(lambda n, w: self._j.drainWait(n, w) if w else self._j.drain(n),
                            max_events, wait_ms)
 
+    def describe_stages(self, stage_ids: list[int]) -> str:
+        """`{"stages": [...]}` for these stages from the scheduler's live ones, or "" when it
+        cannot describe every one (`wire.decode_stages` reads it)."""
+        return self._j.describeStages(",".join(map(str, stage_ids))) or ""
+
     def dropped(self) -> int:
         return int(self._j.dropped())
 

@@ -4,13 +4,82 @@
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections import OrderedDict
+from dataclasses import replace
+from typing import Container, Iterable, Sequence
 
 from lrc.dag import RDD, Dependency, Job, Stage, parse_block
 
-from .wire import Dep, JobStart, RddInfo
+from .wire import Dep, JobStart, RddInfo, StageInfo
 
 IN_MEMORY_LEVELS = ("MEMORY",)  # MEMORY_ONLY, MEMORY_AND_DISK, *_SER, *_2, OFF_HEAP is separate
+STAGE_MEMORY = 8192  # 2 x the listener's Described.STAGES
+RDD_MEMORY = 16384  # 2 x Described.RDDS
+
+
+class StageMemory:
+    """The stage and RDD descriptions of earlier job starts, for the later ones that name them
+    by id only (the listener's `Described`: Spark lists every stage of a job, skipped ones
+    too, under new stage ids over the same RDDs).
+
+    Each job start touches its stages, and the RDDs of the stages it describes, in the order
+    the listener did, and this memory is larger, least recently used out: it holds everything
+    the listener takes as described (LRU's inclusion property). Only lost events break that;
+    `resolve` then names the stages it cannot complete. Work per job start: a dictionary
+    operation per stage id and per RDD id of its described stages."""
+
+    def __init__(self, capacity: int = STAGE_MEMORY, rdd_capacity: int = RDD_MEMORY) -> None:
+        self.capacity, self.rdd_capacity = capacity, rdd_capacity
+        self._stages: OrderedDict[int, StageInfo] = OrderedDict()
+        self._rdds: OrderedDict[int, RddInfo] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+    def learn(self, stages: Iterable[StageInfo]) -> None:
+        """Whole descriptions from elsewhere (`LrcBridge.describeStages`) for what `resolve`
+        lacked."""
+        for s in stages:
+            self._stages[s.stage] = s
+            for r in s.rdds:
+                self._rdds[r.id] = r
+
+    def _complete(self, s: StageInfo) -> StageInfo | None:
+        """The stage with every RDD described (None if one is unknown); touches them in order."""
+        own = {r.id: r for r in s.rdds}
+        mem, rdds = self._rdds, []
+        for rid in s.rdd_ids:
+            r = own.get(rid)
+            if r is not None:
+                mem[rid] = r
+            elif (r := mem.get(rid)) is None:
+                return None
+            mem.move_to_end(rid)
+            rdds.append(r)
+        return s if len(rdds) == len(s.rdds) else replace(s, rdds=tuple(rdds))
+
+    def resolve(self, ev: JobStart) -> tuple[JobStart, list[StageInfo], list[int]]:
+        """(the event with its described stages completed, the job's stages in its order as far
+        as known, the ids of those it cannot complete)."""
+        new = {}
+        for s in ev.stages:
+            full = self._complete(s)
+            if full is not None:
+                new[s.stage] = full
+        mem, out, missing = self._stages, [], []
+        for sid in ev.stage_ids:
+            s = new.get(sid)
+            if s is not None:
+                mem[sid] = s
+            elif (s := mem.get(sid)) is None:
+                missing.append(sid)
+                continue
+            mem.move_to_end(sid)
+            out.append(s)
+        for m, cap in ((mem, self.capacity), (self._rdds, self.rdd_capacity)):
+            while len(m) > cap:
+                m.popitem(last=False)
+        return replace(ev, stages=tuple(new.values())), out, missing
 
 
 def _dependency(d: Dep) -> Dependency:
@@ -30,11 +99,19 @@ def _rdd(r: RddInfo, stage_rdds: set[int]) -> RDD:
                storage_level=r.level, name=r.name, call_site=r.callsite)
 
 
-def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
-    """`job_start` -> (Job, its Stages, the RDDs they contain; each RDD once)."""
+def job_from_event(ev: JobStart, described: Sequence[StageInfo] | None = None,
+                   skip: Container[int] = ()) -> tuple[Job, list[Stage], list[RDD]]:
+    """`job_start` -> (Job of all its stage ids, Stages, the RDDs they contain; each RDD once).
+    Stages and RDDs are built from `described` (default: the event's own descriptions, its new
+    stages), except stages in `skip` that the event does not describe itself (the planner's
+    completed stages: a later job skips them, and building them again would cost work per job
+    proportional to the application's age, not to the job's new stages)."""
     stages: list[Stage] = []
     rdds: dict[int, RDD] = {}
-    for s in ev.stages:
+    new = {s.stage for s in ev.stages}
+    for s in ev.stages if described is None else described:
+        if s.stage in skip and s.stage not in new:
+            continue
         stage_rdds = {r.id for r in s.rdds}
         for r in s.rdds:
             rdd = _rdd(r, stage_rdds)
@@ -52,7 +129,7 @@ def job_from_event(ev: JobStart) -> tuple[Job, list[Stage], list[RDD]]:
             partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
             gpus=s.gpus,
         ))
-    job = Job(id=ev.job, stage_ids=tuple(s.id for s in stages))
+    job = Job(id=ev.job, stage_ids=tuple(ev.stage_ids))
     return job, stages, list(rdds.values())
 
 

@@ -14,7 +14,7 @@ needed the room (`for`).
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict, deque
+from collections import Counter, OrderedDict, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -26,6 +26,7 @@ Block = tuple[int, int]
 RECENT_PUSHES = 100_000
 RECENT_SAMPLES = 2_000  # plan latencies and executor waits summarized: the most recent ones
 RECENT_EVICTIONS = 200
+AWAITED_JOBS = 1000  # jobs whose plan is published but not yet in force everywhere
 
 
 def _summary(values: list[float]) -> dict[str, float | int | None]:
@@ -72,15 +73,53 @@ class Metrics:
     eviction_orders: Counter = field(default_factory=Counter)
     evicted_for_rdd: Counter = field(default_factory=Counter)
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
+    # job start (the driver's listener) -> its plan applied on every executor with the plugin
+    in_force_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    # where plan latency goes: job start -> the listener wrote its line (Spark's listener bus,
+    # the lineage walks, the encoding) -> the brain decoded it (buffer, drain, py4j, decoding),
+    # the brain's job start (add_job), the publish (changes, encoding, the py4j call); and the
+    # job_start line's size
+    to_listener_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    to_brain_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    add_job_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    publish_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    job_start_chars: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    _published_at: OrderedDict = field(default_factory=OrderedDict)  # version -> wall ms
+    _awaited: OrderedDict = field(default_factory=OrderedDict)  # job -> (start ms, version, {ex: ms})
 
     def executor_plugin(self, executor: str, installed: bool, error: str) -> None:
         e = self.executors[executor]
         e.installed, e.error = installed, error
 
+    def planned(self, jobs: Iterable[tuple[int, float]], version: int, now_ms: float) -> None:
+        """Version ``version``, published at ``now_ms`` (after the publish call returned: an
+        upper bound of the driver's stamp), carries the first plans of ``jobs`` (job, start ms)."""
+        self._published_at[version] = now_ms
+        while len(self._published_at) > AWAITED_JOBS:
+            self._published_at.popitem(last=False)
+        for job, start in jobs:
+            self.plan_latency_ms.append(now_ms - start)
+            self._awaited[job] = (start, version, {})
+        while len(self._awaited) > AWAITED_JOBS:
+            self._awaited.popitem(last=False)
+
     def table_applied(self, executor: str, version: int, lag_ms: float) -> None:
+        """An executor applied ``version`` (and every one before it) ``lag_ms`` after its
+        publish: the plans of awaited jobs up to that version are in force there; a job's
+        in-force latency is taken once every executor with the plugin installed has it."""
         e = self.executors[executor]
         e.table_version = max(e.table_version, version)
         self.push_lag_ms.append(lag_ms)
+        published = self._published_at.get(version)
+        if published is None or not self._awaited:
+            return
+        installed = {x for x, c in self.executors.items() if c.installed}
+        for job, (start, v, at) in list(self._awaited.items()):
+            if v <= version:
+                at.setdefault(executor, published + lag_ms)
+            if installed and installed <= at.keys():
+                self.in_force_ms.append(max(at[x] for x in installed) - start)
+                del self._awaited[job]
 
     def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block], puts: set[Block],
              evicted: Iterable[Block], in_memory_somewhere: Callable[[Block], bool]) -> None:
@@ -145,5 +184,11 @@ class Metrics:
             "plan_latency_ms": _summary(self.plan_latency_ms),
             "executor_wait_ms": _summary(self.executor_wait_ms),
             "push_lag_ms": _summary(self.push_lag_ms),
+            "in_force_ms": _summary(self.in_force_ms),
+            "plan_breakdown_ms": {"to_listener": _summary(self.to_listener_ms),
+                                  "to_brain": _summary(self.to_brain_ms),
+                                  "add_job": _summary(self.add_job_ms),
+                                  "publish": _summary(self.publish_ms)},
+            "job_start_chars": _summary(self.job_start_chars),
             **extra,
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrc.dag import AppDAG, Block, parse_block
+from lrc.dag import AppDAG, Block, Job, parse_block
 from lrc.derive import build_trace
 from lrc.trace import Event, Trace, save_trace
 
@@ -29,12 +29,14 @@ class TraceRecorder:
         """Take one decoded shim event; ignores kinds a trace does not hold."""
         match ev:
             case wire.JobStart():
-                job, stages, rdds = job_from_event(ev)
+                job, stages, rdds = job_from_event(ev)  # the stages new in this job start
                 for r in rdds:
                     self.dag.add_rdd(r)
                 for st in stages:
                     self.dag.add_stage(st)
-                self.dag.add_job(job)
+                # the others were described by earlier job starts (unless events were lost)
+                self.dag.add_job(Job(job.id, tuple(s for s in job.stage_ids
+                                                   if s in self.dag.stages)))
                 for s in ev.stages:
                     for r in s.rdds:
                         if r.cached:

@@ -202,6 +202,7 @@ def _rdds(st: dict) -> list[str]:
 def _costs(st: dict) -> list[str]:
     return ["brain costs", _summary_line("plan latency", st.get("plan_latency_ms"), "plans"),
             _summary_line("push lag", st.get("push_lag_ms"), "pushes"),
+            _summary_line("in force", st.get("in_force_ms"), "jobs"),
             _summary_line("executor wait", st.get("executor_wait_ms"), "waits"),
             f"  {'brain CPU':<15}{_fmt(st.get('brain_cpu_s'), 2)} s"]
 

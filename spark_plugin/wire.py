@@ -10,9 +10,15 @@ Events: one JSON object per line, field `e` the type; every other field is requi
 strict both ways: a missing, unexpected or mistyped field is a `WireError` naming it), except
 `deps`, which is absent when the lineage walk did not reach the RDD.
 
-    job_start        job, time (ms), stages: [stage]
+    job_start        job, time (ms, the scheduler's job start), sent (ms, the listener wrote
+                     the line), stage_ids (every stage of the job, in Spark's order),
+                     stages: [stage] (only those no earlier job_start described at this
+                     attempt: the listener remembers the last 4,096, `Described.java`; the
+                     brain resolves stages and RDDs named by id, `events.StageMemory`)
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
-                     shuffle (shuffle id it writes, -1 for a result stage), rdds: [rdd],
+                     shuffle (shuffle id it writes, -1 for a result stage), rdd_ids (all its
+                     RDDs), rdds: [rdd] (only those no earlier job_start described with the
+                     same text: the listener remembers 8,192; `describeStages` describes all),
                      gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
@@ -98,11 +104,13 @@ RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=st
                   parents=Ints,
                   deps=(tuple[Dep, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
-                    shuffle=int, rdds=tuple[RddInfo, ...], gpus=(float, field(default=0.0)))
+                    shuffle=int, rdd_ids=Ints, rdds=tuple[RddInfo, ...],
+                    gpus=(float, field(default=0.0)))
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 
-JobStart = _event("job_start", "JobStart", job=int, time=int, stages=tuple[StageInfo, ...])
+JobStart = _event("job_start", "JobStart", job=int, time=int, sent=int, stage_ids=Ints,
+                  stages=tuple[StageInfo, ...])
 StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=int, tasks=int,
                         time=int)
 StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,
@@ -144,6 +152,17 @@ def decode_event(line: str) -> Any:
     return _decode(cls, obj, kind)
 
 
+def decode_stages(text: str) -> tuple[Any, ...]:
+    """`LrcBridge.describeStages`' answer, `{"stages": [stage, ...]}`, -> StageInfo records."""
+    try:
+        obj = json.loads(text)
+    except ValueError as e:
+        raise WireError(f"describeStages: not JSON ({e}): {text[:120]!r}") from None
+    if not isinstance(obj, dict) or set(obj) != {"stages"}:
+        raise WireError(f"describeStages: expected {{\"stages\": [...]}}: {text[:120]!r}")
+    return _value(tuple[StageInfo, ...], obj["stages"], "describeStages.stages")
+
+
 @functools.cache
 def wire_fields(cls: type) -> dict[str, tuple[str, Any, bool]]:
     """Wire name -> (attribute, type, required) of a record class."""
@@ -152,9 +171,21 @@ def wire_fields(cls: type) -> dict[str, tuple[str, Any, bool]]:
             for f in fields(cls)}
 
 
-def _decode(cls: type, obj: Any, where: str) -> Any:
+Where = Any  # a path in an event: its name, or (parent path, field name or index), joined lazily
+
+
+def _path(where: Where) -> str:
+    """`job_start.stages[0].rdds[1]` from the nested pairs (built only for an error message:
+    per field it cost a third of a job start's decoding)."""
+    if isinstance(where, str):
+        return where
+    parent, key = where
+    return f"{_path(parent)}[{key}]" if isinstance(key, int) else f"{_path(parent)}.{key}"
+
+
+def _decode(cls: type, obj: Any, where: Where) -> Any:
     if not isinstance(obj, dict):
-        raise WireError(f"{where}: expected an object, got {obj!r}")
+        raise WireError(f"{_path(where)}: expected an object, got {obj!r}")
     spec = wire_fields(cls)
     values = {}
     for name, (attr, tp, required) in spec.items():
@@ -163,12 +194,12 @@ def _decode(cls: type, obj: Any, where: str) -> Any:
             if type(v) is tp and tp in _PLAIN:  # the common case, checked without a path string
                 values[attr] = v
             else:
-                values[attr] = _value(tp, v, f"{where}.{name}")
+                values[attr] = _value(tp, v, (where, name))
         elif required:
-            raise WireError(f"{where}: field {name!r} is missing")
+            raise WireError(f"{_path(where)}: field {name!r} is missing")
     if not obj.keys() <= spec.keys():
         extra = set(obj) - set(spec)
-        raise WireError(f"{where}: unexpected field(s) {', '.join(sorted(extra))}")
+        raise WireError(f"{_path(where)}: unexpected field(s) {', '.join(sorted(extra))}")
     return cls(**values)
 
 
@@ -181,7 +212,7 @@ def _shape(tp: Any) -> tuple[Any, tuple, bool]:
     return typing.get_origin(tp), typing.get_args(tp), is_dataclass(tp)
 
 
-def _value(tp: Any, v: Any, where: str) -> Any:
+def _value(tp: Any, v: Any, where: Where) -> Any:
     origin, args, record = _shape(tp)
     if origin in (types.UnionType, typing.Union):  # X | None
         return None if v is None else _value(next(a for a in args if a is not type(None)), v, where)
@@ -190,10 +221,10 @@ def _value(tp: Any, v: Any, where: str) -> Any:
         item = args[0]
         if item in _PLAIN and all(type(x) is item for x in v):
             return tuple(v)
-        return tuple(_value(item, x, f"{where}[{i}]") for i, x in enumerate(v))
+        return tuple(_value(item, x, (where, i)) for i, x in enumerate(v))
     if origin is dict:
         _expect(v, dict, where)
-        return {k: _value(args[1], x, f"{where}.{k}") for k, x in v.items()}
+        return {k: _value(args[1], x, (where, k)) for k, x in v.items()}
     if record:
         return _decode(tp, v, where)
     if tp is float:
@@ -203,9 +234,9 @@ def _value(tp: Any, v: Any, where: str) -> Any:
     return v
 
 
-def _expect(v: Any, tp: type | tuple[type, ...], where: str) -> None:
+def _expect(v: Any, tp: type | tuple[type, ...], where: Where) -> None:
     if not isinstance(v, tp) or (isinstance(v, bool) and tp is not bool):
-        raise WireError(f"{where}: expected {getattr(tp, '__name__', tp)}, got {v!r}")
+        raise WireError(f"{_path(where)}: expected {getattr(tp, '__name__', tp)}, got {v!r}")
 
 
 # ---- tables ----------------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def test_published_table_orders_eviction_on_each_executor(cluster):
     def plan(job_start):
         if "a" not in holder:
             return None
-        stages = ",".join(str(s["stage"]) for s in job_start["stages"])
+        stages = ",".join(map(str, job_start["stage_ids"]))
         return f"{holder['a']}=" + ",".join(map(str, PRIO_A)), stages
 
     with FakeBrain(cluster, plan) as brain:

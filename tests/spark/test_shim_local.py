@@ -138,6 +138,7 @@ def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
     map_stage = [st for st in starts[0]["stages"] if st["shuffle"] >= 0][0]
     assert result_stage["parents"] == [map_stage["stage"]] and result_stage["tasks"] == 2
     assert map_stage["tasks"] == 4
+    assert sorted(starts[0]["stage_ids"]) == sorted(st["stage"] for st in starts[0]["stages"])
 
     ends = [e for e in evs if e["e"] == "task_end" and e["stage"] == result_stage["stage"]]
     assert sorted(e["partition"] for e in ends) == [0, 1]
@@ -155,6 +156,28 @@ def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
     assert second and all(not e["puts"] for e in second)
     assert all(e["table_version"] == 0 for e in caches)
     y.unpersist(blocking=True)
+
+
+def test_a_job_start_names_what_earlier_ones_described_by_id_only(spark):
+    """The second count of a shuffled RDD skips the map stage the first ran; Spark lists it
+    again (under a new stage id once the first job's stages are cleaned up) and the job start
+    describes none of its RDDs again: they go by id (Described)."""
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    x = sc.parallelize(range(40), 4).map(lambda i: (i % 5, i)).reduceByKey(add, 2)
+    assert x.count() == x.count() == 5
+    first, second = [e for e in ev.wait_for(job_done(2)) if e["e"] == "job_start"]
+    assert sorted(first["stage_ids"]) == sorted(st["stage"] for st in first["stages"])
+    assert all(st["rdd_ids"] == [r["id"] for r in st["rdds"]] for st in first["stages"])
+    map_stage = next(st for st in first["stages"] if st["shuffle"] >= 0)
+    again = [st for st in second["stages"] if st["shuffle"] == map_stage["shuffle"]]
+    assert len(second["stage_ids"]) == 2
+    if map_stage["stage"] in second["stage_ids"]:  # the same stage: named by id
+        assert again == []
+    else:
+        assert len(again) == 1 and again[0]["rdd_ids"] == map_stage["rdd_ids"]
+        assert again[0]["rdds"] == []
 
 
 def test_describe_stages_walks_live_lineage(spark):

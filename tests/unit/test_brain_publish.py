@@ -55,9 +55,10 @@ def apply(table: dict[int, list[float]], arrays: str) -> dict[int, list[float]]:
 
 def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4) -> str:
     """One job whose single stage reads cached RDD `cached_rdd` through RDD `reader`."""
-    return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "stages": [{
+    return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "sent": 0,
+                       "stage_ids": [stage], "stages": [{
         "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
-        "rdds": [
+        "rdd_ids": [cached_rdd, reader], "rdds": [
             {"id": cached_rdd, "name": "c", "callsite": "", "parts": parts, "level": "MEMORY_ONLY",
              "cached": True, "parents": []},
             {"id": reader, "name": "r", "callsite": "", "parts": parts, "level": "NONE",
@@ -148,9 +149,10 @@ def test_every_event_of_the_committed_jvm_fixture_applies_without_a_warning(capl
     assert kinds >= {"job_start", "stage_submitted", "task", "stage_completed", "job_end",
                      "unpersist"}
     s = b.stats()
-    assert s["executors"]["1"]["installed"] is True
-    assert s["eviction_reasons"]["order"] == {"priority": 1}
     events = [json.loads(line) for line in lines]
+    plugin = next(e["executor"] for e in events if e["e"] == "executor_plugin")
+    assert s["executors"][plugin]["installed"] is True
+    assert s["eviction_reasons"]["order"] == {"priority": 1}
     alive = ({e["executor"] for e in events if e["e"] == "executor_added"}
              - {e["executor"] for e in events if e["e"] == "executor_removed"})
     assert s["executor_wait_ms"]["count"] == 1 and set(b.executors) == alive

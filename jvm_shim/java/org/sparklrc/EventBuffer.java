@@ -31,6 +31,7 @@ final class EventBuffer {
     synchronized (LOCK) {
       LINES.clear();
       ACTIVE_JOBS.clear();
+      Described.reset();
       dropped = 0;
       lastDrainNs = System.nanoTime();
       capacity = Math.max(1, newCapacity);
@@ -75,6 +76,7 @@ final class EventBuffer {
         return -1;
       }
       LINES.clear();
+      Described.reset(); // the brain starts over: later job starts describe every stage
       return dropped;
     }
   }

@@ -69,19 +69,29 @@ final class Events {
 
   // ------------------------------------------------------------------ driver: listener events
 
-  static String jobStart(int job, long time, ArrayNode stages) {
-    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time);
+  /**
+   * {@code stageIds}: all the job's stages; {@code stages}: descriptions of the new ones;
+   * {@code sent}: when the listener wrote the line (after Spark's bus and the lineage walks).
+   */
+  static String jobStart(int job, long time, long sent, List<Integer> stageIds,
+      ArrayNode stages) {
+    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time).put("sent", sent);
+    n.set("stage_ids", ints(stageIds));
     n.set("stages", stages);
     return text(n);
   }
 
-  /** One stage of a job start (also of LrcBridge.describeStages). */
+  /**
+   * One stage of a job start (also of LrcBridge.describeStages): {@code rddIds} all its RDDs,
+   * {@code rdds} the descriptions of those not described before with the same text.
+   */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
-      int shuffle, ArrayNode rdds, double gpus) {
+      int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus) {
     ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
         .put("rdd", finalRdd).put("tasks", tasks);
     n.set("parents", ints(parents));
     n.put("shuffle", shuffle);
+    n.set("rdd_ids", ints(rddIds));
     n.set("rdds", rdds);
     if (gpus > 0) {  // a stage bound to GPUs by its resource profile; absent: a CPU stage
       n.put("gpus", gpus);

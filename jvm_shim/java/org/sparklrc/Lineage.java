@@ -213,7 +213,9 @@ final class Lineage {
     }
     int shuffle = s instanceof ShuffleMapStage ? ((ShuffleMapStage) s).shuffleDep().shuffleId() : -1;
     ArrayNode rddNodes = Events.array();
+    List<Integer> rddIds = new ArrayList<>();
     for (RDD<?> r : rdds) {
+      rddIds.add(r.id());
       List<Integer> parents = new ArrayList<>();
       for (Dependency<?> d : CollectionConverters.asJava(r.dependencies())) {
         parents.add(d.rdd().id());
@@ -222,7 +224,7 @@ final class Lineage {
           r.getStorageLevel(), parents));
     }
     return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
-        parentStages, shuffle, rddNodes, gpusPerTask(sc, s.resourceProfileId()));
+        parentStages, shuffle, rddIds, rddNodes, gpusPerTask(sc, s.resourceProfileId()));
   }
 
   /** GPUs each task of a stage with this resource profile holds (0: a CPU stage, or unknown). */

@@ -2,7 +2,9 @@ package org.sparklrc;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,15 +84,28 @@ public class LrcListener extends SparkListener {
     record("a job start", () -> {
       LrcDriverPlugin.noteJobStart();
       SparkContext c = context();
-      ArrayNode stages = Events.array();
+      List<Integer> ids = new ArrayList<>();
+      List<int[]> order = new ArrayList<>();
+      List<int[]> rddOrder = new ArrayList<>(); // RDDs of the described stages, in their order
+      Map<Integer, Integer> inThisEvent = new HashMap<>(); // rdd -> hash, described above
+      ArrayNode stages = Events.array(); // only those no earlier job start described
       for (StageInfo si : CollectionConverters.asJava(e.stageInfos())) {
-        stages.add(stage(c, si));
+        ids.add(si.stageId());
+        order.add(new int[] {si.stageId(), si.attemptNumber()});
+        if (!Described.stage(si.stageId(), si.attemptNumber())) {
+          stages.add(stage(c, si, rddOrder, inThisEvent));
+        }
       }
-      return Events.jobStart(e.jobId(), e.time(), stages);
+      String line = Events.jobStart(e.jobId(), e.time(), System.currentTimeMillis(), ids,
+          stages);
+      Described.sent(order, rddOrder); // only once the line exists (a failure sends nothing)
+      return line;
     });
   }
 
-  private static ObjectNode stage(SparkContext c, StageInfo si) {
+  /** A stage's description; its RDDs described before with the same text go by id only. */
+  private static ObjectNode stage(SparkContext c, StageInfo si, List<int[]> rddOrder,
+      Map<Integer, Integer> inThisEvent) {
     List<RDDInfo> infos = CollectionConverters.asJava(si.rddInfos());
     int finalRdd = infos.isEmpty() ? -1 : infos.get(0).id();
     Stage live = Lineage.stage(c, si.stageId());
@@ -103,13 +118,23 @@ public class LrcListener extends SparkListener {
       }
     }
     int shuffle = si.shuffleDepId().isDefined() ? ((Number) si.shuffleDepId().get()).intValue() : -1;
+    List<Integer> rddIds = new ArrayList<>();
     ArrayNode rdds = Events.array();
     for (RDDInfo r : infos) {
-      rdds.add(Lineage.rdd(r.id(), r.name(), r.callSite(), r.numPartitions(), r.storageLevel(),
-          Lineage.ints(r.parentIds())));
+      ObjectNode node = Lineage.rdd(r.id(), r.name(), r.callSite(), r.numPartitions(),
+          r.storageLevel(), Lineage.ints(r.parentIds()));
+      String text = Events.text(node);
+      int hash = text.hashCode();
+      rddIds.add(r.id());
+      rddOrder.add(new int[] {r.id(), hash});
+      Integer here = inThisEvent.get(r.id());
+      if (here != null ? here != hash : !Described.rdd(r.id(), text)) {
+        rdds.add(node);
+        inThisEvent.put(r.id(), hash);
+      }
     }
     return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),
-        Lineage.ints(si.parentIds()), shuffle, rdds,
+        Lineage.ints(si.parentIds()), shuffle, rddIds, rdds,
         Lineage.gpusPerTask(c, si.resourceProfileId()));
   }
 

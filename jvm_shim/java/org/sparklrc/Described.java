@@ -1,0 +1,68 @@
+package org.sparklrc;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What job_start events already described, so that later ones name it by id: stages (id ->
+ * attempt) and RDDs (id -> hash of the description sent). Spark lists every stage of a job,
+ * skipped ones included, under new stage ids after the first job ends (the scheduler forgets
+ * ended jobs' stages), but over the same RDDs: an iterative application's job starts grow
+ * with its lineage while the RDDs a job adds are few. An RDD whose description changed (a
+ * storage level set later, deps the walk could not reach before) is described again.
+ *
+ * <p>Bounded, least recently used out. The brain's memory ({@code spark_plugin/events.py},
+ * {@code StageMemory}) sees the same job starts, is touched in the same order and is twice as
+ * large, so it holds everything this does (LRU's inclusion property). Lost events break that:
+ * the buffer's reset and its resynchronisation cut forget everything here too (EventBuffer).
+ */
+final class Described {
+  static final int STAGES = 4096;
+  static final int RDDS = 8192;
+
+  private static final Map<Integer, Integer> STAGE = lru(STAGES);
+  private static final Map<Integer, Integer> RDD = lru(RDDS);
+
+  private Described() {}
+
+  private static <V> Map<Integer, V> lru(int capacity) {
+    return new LinkedHashMap<Integer, V>(256, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<Integer, V> e) {
+        return size() > capacity;
+      }
+    };
+  }
+
+  /** Whether this attempt of the stage was described (the final order is set by sent()). */
+  static synchronized boolean stage(int stage, int attempt) {
+    Integer a = STAGE.get(stage);
+    return a != null && a == attempt;
+  }
+
+  /** Whether the RDD was described with this text. */
+  static synchronized boolean rdd(int id, String text) {
+    Integer h = RDD.get(id);
+    return h != null && h == text.hashCode();
+  }
+
+  /**
+   * A job start went out: its stages {@code [id, attempt]} in its order, and the RDDs of the
+   * stages it described {@code [id, hash]} in theirs, become the most recently used, as the
+   * brain's memory does for the same event.
+   */
+  static synchronized void sent(List<int[]> stages, List<int[]> rdds) {
+    for (int[] s : stages) {
+      STAGE.put(s[0], s[1]); // access order: a put of a present key moves it to the end too
+    }
+    for (int[] r : rdds) {
+      RDD.put(r[0], r[1]);
+    }
+  }
+
+  static synchronized void reset() {
+    STAGE.clear();
+    RDD.clear();
+  }
+}
