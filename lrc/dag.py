@@ -444,3 +444,24 @@ def _check_job(j: Job) -> None:
 
 
 _CHECK = {"rdds": _check_rdd, "stages": _check_stage, "jobs": _check_job}
+
+
+def parents_first(stages: list[Stage]) -> list[Stage]:
+    """Topological order by parent stage ids (ties by id)."""
+    by_id = {s.id: s for s in stages}
+    out, done = [], set()
+    for root in sorted(stages, key=lambda s: s.id):  # depth-first, iterative: chains can be long
+        if root.id in done:
+            continue
+        done.add(root.id)
+        stack = [(root, iter(sorted(root.parent_ids)))]
+        while stack:
+            s, parents = stack[-1]
+            pid = next(parents, None)
+            if pid is None:
+                out.append(s)
+                stack.pop()
+            elif pid in by_id and pid not in done:
+                done.add(pid)
+                stack.append((by_id[pid], iter(sorted(by_id[pid].parent_ids))))
+    return out

@@ -10,20 +10,18 @@ keeps the reference state and asks the policy for priorities. Usage::
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds, IdView
 from lrc.cost import GPU_COST_WEIGHT, MissCosts
-from lrc.dag import AppDAG, Block, Job, RDD, Stage
+from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
-from lrc.predict import Predictor, shape_of
+from lrc.predict import Predictor, dataset_name, shape_of
 from lrc.refcount import RefState
 
 
-_EXPR_IDS = re.compile(r"#\d+L?")  # Spark SQL expression ids: new ones in every query plan
 RECENT_COMPLETED = 2048  # completed stages remembered (a later job skips them) once forgotten
 
 
@@ -174,7 +172,7 @@ class Planner:
         self.running.add(job.id)
         created: set[Block] = set()
         lazy: list[tuple[int, int]] = []
-        for s in _parents_first([self.dag.stages[s.id] for s in stages]):
+        for s in parents_first([self.dag.stages[s.id] for s in stages]):
             if s.id not in self.completed:
                 self._plan_stage(s, created, lazy)
         if before is not None:
@@ -188,13 +186,11 @@ class Planner:
         return f"{self._created_at(rdd_id)} @ {self._origin.get(rdd_id, '')}"
 
     def _created_at(self, rdd_id: int) -> str:
-        """Where the code created the RDD: its call site, and the name the application gave it
-        without a trailing iteration number or SQL expression ids (``labels_7`` -> ``labels``):
-        PySpark reports one JVM call site for every PythonRDD, so the name tells them apart."""
+        """`dataset_name` of the RDD ("?" when unknown)."""
         r = self.dag.rdds.get(rdd_id)
         if r is None:
             return "?"
-        return f"{r.call_site} {_EXPR_IDS.sub('', r.name).rstrip('0123456789_')}"
+        return dataset_name(r.call_site, r.name)
 
     def _generations(self) -> dict[str, list[int]]:
         """Cached RDDs by call site, oldest generation first."""
@@ -488,23 +484,3 @@ class Planner:
         out, self._new_planned = self._new_planned, []
         return out
 
-
-def _parents_first(stages: list[Stage]) -> list[Stage]:
-    """Topological order by parent stage ids (ties by id)."""
-    by_id = {s.id: s for s in stages}
-    out, done = [], set()
-    for root in sorted(stages, key=lambda s: s.id):  # depth-first, iterative: chains can be long
-        if root.id in done:
-            continue
-        done.add(root.id)
-        stack = [(root, iter(sorted(root.parent_ids)))]
-        while stack:
-            s, parents = stack[-1]
-            pid = next(parents, None)
-            if pid is None:
-                out.append(s)
-                stack.pop()
-            elif pid in by_id and pid not in done:
-                done.add(pid)
-                stack.append((by_id[pid], iter(sorted(by_id[pid].parent_ids))))
-    return out

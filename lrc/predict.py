@@ -19,11 +19,20 @@ times in a row predicts nothing until it is right again.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 Key = tuple[str, int, int]  # (dataset call site, generation back from the newest, partition)
+_EXPR_IDS = re.compile(r"#\d+L?")  # Spark SQL expression ids: new ones in every query plan
+
+
+def dataset_name(call_site: str, name: str) -> str:
+    """Where the code created an RDD: its call site, and the name the application gave it
+    without a trailing iteration number or SQL expression ids (``labels_7`` -> ``labels``):
+    PySpark reports one JVM call site for every PythonRDD, so the name tells them apart."""
+    return f"{call_site} {_EXPR_IDS.sub('', name).rstrip('0123456789_')}"
 
 
 @dataclass(frozen=True)

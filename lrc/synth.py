@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
+from lrc.dag import AppDAG, Dependency, Job, RDD, Stage, parents_first
 from lrc.trace import Event, Trace
 
 MB = 1 << 20
@@ -96,8 +96,6 @@ class App:
 
     def trace(self) -> Trace:
         """Run the jobs in order and record what each task reads and creates."""
-        from lrc.planner import _parents_first
-
         dag, events, done, mat = self.dag, [], set(), set()
         for kind, x in self.steps:
             if kind == "unpersist":
@@ -105,7 +103,7 @@ class App:
                 mat = {b for b in mat if b[0] != x}
                 continue
             events.append(Event.job_start(x))
-            for st in _parents_first([dag.stages[s] for s in dag.jobs[x].stage_ids]):
+            for st in parents_first([dag.stages[s] for s in dag.jobs[x].stage_ids]):
                 if st.id in done:
                     continue  # skipped: shuffle output exists
                 events.append(Event.stage_submitted(st.id))
