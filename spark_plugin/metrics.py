@@ -27,6 +27,8 @@ RECENT_PUSHES = 100_000
 RECENT_SAMPLES = 2_000  # plan latencies and executor waits summarized: the most recent ones
 RECENT_EVICTIONS = 200
 AWAITED_JOBS = 1000  # jobs whose plan is published but not yet in force everywhere
+PER_RDD = 1000  # RDDs with counts of their own: the ones counted most recently
+OLDER = "older"  # the key under which the counts of RDDs pushed out of that bound are summed
 
 
 def _summary(values: list[float]) -> dict[str, float | int | None]:
@@ -43,6 +45,33 @@ def _rdd_of(block: Any) -> str:
         return "none"
     name = str(block)
     return name.split("_")[1] if name.startswith("rdd_") else name.split("_")[0]
+
+
+class RecentCounter:
+    """Counts per key (an RDD) for the ``limit`` keys counted most recently; the counts of keys
+    pushed out are summed under ``OLDER``, so totals stay whole while an application that caches
+    thousands of RDDs over its life does not grow its stats with them."""
+
+    def __init__(self, limit: int = PER_RDD) -> None:
+        self.limit, self.older = limit, 0
+        self._counts: OrderedDict = OrderedDict()
+
+    def add(self, key: Any, n: int = 1) -> None:
+        counts = self._counts
+        counts[key] = counts.pop(key, 0) + n  # re-inserted: now the most recent
+        if len(counts) > self.limit:
+            self.older += counts.popitem(last=False)[1]
+
+    def __len__(self) -> int:
+        return len(self._counts) + (self.older > 0)
+
+    def as_dict(self) -> dict[str, int]:
+        """By key as a string, numbers in numeric order, then names, then ``OLDER``."""
+        out = {str(k): v for k, v in sorted(self._counts.items(),
+                                            key=lambda kv: (isinstance(kv[0], str), kv[0]))}
+        if self.older:
+            out[OLDER] = self.older
+        return out
 
 
 @dataclass
@@ -63,15 +92,15 @@ class ExecutorCounts:
 class Metrics:
     policy: str
     executors: dict[str, ExecutorCounts] = field(default_factory=lambda: defaultdict(ExecutorCounts))
-    evictions_per_rdd: Counter = field(default_factory=Counter)
-    hits_per_rdd: Counter = field(default_factory=Counter)
-    misses_per_rdd: Counter = field(default_factory=Counter)
+    evictions_per_rdd: RecentCounter = field(default_factory=RecentCounter)
+    hits_per_rdd: RecentCounter = field(default_factory=RecentCounter)
+    misses_per_rdd: RecentCounter = field(default_factory=RecentCounter)
     # recent only (bounded: a long application must not grow them per job)
     plan_latency_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     executor_wait_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_PUSHES))  # recent only
     eviction_orders: Counter = field(default_factory=Counter)
-    evicted_for_rdd: Counter = field(default_factory=Counter)
+    evicted_for_rdd: RecentCounter = field(default_factory=RecentCounter)
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
     # job start (the driver's listener) -> its plan applied on every executor with the plugin
     in_force_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
@@ -133,22 +162,22 @@ class Metrics:
         e.remote_hits += len(remote)
         e.misses += len(reads) - hit
         for rdd, _ in local | remote:
-            self.hits_per_rdd[rdd] += 1
+            self.hits_per_rdd.add(rdd)
         for rdd, _ in reads - local - remote:
-            self.misses_per_rdd[rdd] += 1
+            self.misses_per_rdd.add(rdd)
         if reads:
             e.tasks_with_reads += 1
             e.effective_hits += hit == len(reads)
         for rdd, _ in evicted:
             e.evictions += 1
-            self.evictions_per_rdd[rdd] += 1
+            self.evictions_per_rdd.add(rdd)
 
     def eviction_reasons(self, executor: str, stage: int, partition: int,
                          reasons: Iterable[Eviction]) -> None:
         """The executor's reason for each eviction of one task (see module docstring)."""
         for r in reasons:
             self.eviction_orders[r.order] += 1
-            self.evicted_for_rdd[_rdd_of(r.for_block)] += 1
+            self.evicted_for_rdd.add(_rdd_of(r.for_block))
             self.recent_evictions.append({
                 "executor": executor, "stage": stage, "partition": partition,
                 "block": r.block, "order": r.order, "priority": r.priority, "for": r.for_block})
@@ -174,11 +203,11 @@ class Metrics:
                                     if total.tasks_with_reads else None),
             "evictions": total.evictions,
             "evictions_per_executor": {k: v.evictions for k, v in sorted(execs.items())},
-            "evictions_per_rdd": {str(k): v for k, v in sorted(self.evictions_per_rdd.items())},
-            "hits_per_rdd": {str(k): v for k, v in sorted(self.hits_per_rdd.items())},
-            "misses_per_rdd": {str(k): v for k, v in sorted(self.misses_per_rdd.items())},
+            "evictions_per_rdd": self.evictions_per_rdd.as_dict(),
+            "hits_per_rdd": self.hits_per_rdd.as_dict(),
+            "misses_per_rdd": self.misses_per_rdd.as_dict(),
             "eviction_reasons": {"order": dict(sorted(self.eviction_orders.items())),
-                                 "for_rdd": dict(sorted(self.evicted_for_rdd.items()))},
+                                 "for_rdd": self.evicted_for_rdd.as_dict()},
             "recent_evictions": list(self.recent_evictions),
             "executors": {k: vars(v).copy() for k, v in sorted(execs.items())},
             "plan_latency_ms": _summary(self.plan_latency_ms),

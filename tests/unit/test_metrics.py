@@ -1,6 +1,6 @@
 """The brain's counters (spark_plugin.metrics): what a planned read counts as, per executor and per
 RDD, without a JVM."""
-from spark_plugin.metrics import Metrics
+from spark_plugin.metrics import OLDER, PER_RDD, Metrics, RecentCounter
 
 
 def test_planned_reads_count_as_hits_remote_hits_or_misses_per_executor_and_per_rdd():
@@ -29,3 +29,23 @@ def test_a_task_whose_every_planned_read_hits_is_an_effective_hit():
            in_memory_somewhere=lambda b: True)
     s = m.snapshot()
     assert s["effective_hits"] == 1 and s["effective_hit_ratio"] == 1.0 and s["hits_per_rdd"] == {"1": 2}
+
+
+def test_per_rdd_counts_keep_the_most_recent_rdds_and_sum_the_others_under_older():
+    c = RecentCounter(limit=3)
+    for rdd in (1, 2, 3, 1, 4, 5):  # 1 counted again before 4 and 5 arrive: 2 and 3 go first
+        c.add(rdd)
+    assert c.as_dict() == {"1": 2, "4": 1, "5": 1, OLDER: 2} and len(c) == 4
+
+
+def test_an_application_caching_thousands_of_rdds_keeps_its_stats_bounded_and_whole():
+    m = Metrics(policy="lrc")
+    for rdd in range(3 * PER_RDD):  # one task per RDD: a hit, a miss, an eviction
+        m.task("1", planned_reads=[(rdd, 0), (rdd, 1)], hits={(rdd, 0)}, puts={(rdd, 1)},
+               evicted=[(rdd, 2)], in_memory_somewhere=lambda b: False)
+    s = m.snapshot()
+    for key in ("hits_per_rdd", "misses_per_rdd", "evictions_per_rdd"):
+        assert len(s[key]) == PER_RDD + 1 and s[key][OLDER] == 2 * PER_RDD
+        assert str(3 * PER_RDD - 1) in s[key] and "0" not in s[key]
+    assert sum(s["hits_per_rdd"].values()) == s["hits"] == 3 * PER_RDD
+    assert sum(s["evictions_per_rdd"].values()) == s["evictions"]
