@@ -1,6 +1,8 @@
 """5,000 jobs in one application: does driver and executor state stay flat? (issue 14, scale)
 
     python -m workloads.scale_jobs --jobs 5000 --every 500 --out results/reliability/scale_jobs.json
+    python -m workloads.scale_jobs --plugin-off ...   # the same rounds on plain Spark
+
 
 One session on `local-cluster[2,1,1024]` (two executor JVMs) with spark-lrc on (lrc). Each round
 caches a small RDD (a job), reads it (a second job) and unpersists it (JVM RDDs driven through
@@ -52,17 +54,19 @@ def driver_heap_mb(sc) -> float:
         .getUsed() / 2**20
 
 
-def run(jobs: int, every: int, parts: int = 2) -> dict:
+def run(jobs: int, every: int, parts: int = 2, policy: str | None = "lrc") -> dict:
+    """``policy`` None: plain Spark (no brain, no executor plugin state; the driver's heap and
+    the Python process's memory are what is left to compare)."""
     from spark_plugin.doctor import start_session
     from spark_plugin.scale import structure_sizes
     from spark_plugin.session import active_brain
 
     tracemalloc.start()
-    spark = start_session("local-cluster[2,1,1024]", "lrc")
+    spark = start_session("local-cluster[2,1,1024]", policy)
     samples = []
     try:
         sc = spark.sparkContext
-        brain = active_brain()
+        brain = active_brain() if policy else None
         t0, done, rounds = time.time(), 0, 0
         data = sc._jvm.java.util.ArrayList()
         for i in range(200):
@@ -76,19 +80,21 @@ def run(jobs: int, every: int, parts: int = 2) -> dict:
             r.unpersist(True)
             done, rounds = done + 2, rounds + 1
             if done % every == 0:
-                brain.sync()
+                if brain:
+                    brain.sync()
                 gc.collect()
                 s = {"jobs": done, "wall_s": round(time.time() - t0, 1),
                      "tracemalloc_mb": round(tracemalloc.get_traced_memory()[0] / 2**20, 2),
-                     "rss_mb": round(_rss_mb(), 1), "driver_heap_mb": round(driver_heap_mb(sc), 1),
-                     "brain": structure_sizes(brain), "executors": executor_state(sc)}
+                     "rss_mb": round(_rss_mb(), 1), "driver_heap_mb": round(driver_heap_mb(sc), 1)}
+                if brain:
+                    s.update(brain=structure_sizes(brain), executors=executor_state(sc))
                 samples.append(s)
                 print(json.dumps({k: s[k] for k in ("jobs", "wall_s", "tracemalloc_mb", "rss_mb",
                                                     "driver_heap_mb")}), flush=True)
-        stats = brain.stats()
+        stats = brain.stats() if brain else {}
     finally:
         spark.stop()
-    return {"jobs": jobs, "every": every, "samples": samples,
+    return {"jobs": jobs, "every": every, "policy": policy or "plain", "samples": samples,
             "degraded": stats.get("degraded"), "tasks": stats.get("tasks"),
             "hits": stats.get("hits"), "misses": stats.get("misses")}
 
@@ -99,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=5000)
     ap.add_argument("--every", type=int, default=500)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--plugin-off", action="store_true", help="plain Spark: the baseline")
     args = ap.parse_args(argv)
     if args.every % 2:
         ap.error("--every must be even (each round runs two jobs)")
@@ -106,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     from workloads.cluster import private_spark_home
 
     os.environ["SPARK_HOME"] = str(private_spark_home())
-    res = run(args.jobs, args.every)
+    res = run(args.jobs, args.every, policy=None if args.plugin_off else "lrc")
     text = json.dumps(res, indent=1)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
