@@ -131,6 +131,9 @@ class Stage:
     job_id: int | None = None
     partitions: tuple[int, ...] | None = None
     gpus: float = 0.0
+    # the shuffle its tasks write, as Spark numbers it (-1: a result stage, or not known): a
+    # later job lists a map stage whose output exists under a new stage id, and skips it
+    shuffle: int = -1
 
     def __post_init__(self) -> None:
         self.parent_ids = tuple(self.parent_ids)
@@ -370,11 +373,13 @@ class AppDAG:
 
 
 def _stage_dict(s: Stage) -> dict[str, Any]:
-    """A CPU stage is written without ``gpus``: traces without GPU stages stay as they were
-    (and readable by versions that predate the field)."""
+    """A CPU stage is written without ``gpus``, a stage of no known shuffle without ``shuffle``:
+    traces without them stay as they were (and readable by versions that predate the fields)."""
     d = asdict(s)
     if not d["gpus"]:
         del d["gpus"]
+    if d["shuffle"] < 0:
+        del d["shuffle"]
     return d
 
 
@@ -436,6 +441,7 @@ def _check_stage(s: Stage) -> None:
         _int(s.job_id, "job_id")
     _ints(s.partitions or (), "partitions")
     _amount(s.gpus, "gpus")
+    _int(s.shuffle, "shuffle", -1)
 
 
 def _check_job(j: Job) -> None:

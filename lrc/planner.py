@@ -10,7 +10,7 @@ keeps the reference state and asks the policy for priorities. Usage::
 """
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
@@ -79,6 +79,9 @@ class Planner:
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()
+        # shuffles a completed map stage wrote: a later job's map stage that writes one again,
+        # under a new stage id, is skipped by Spark (its output exists)
+        self.written: OrderedDict[int, None] = OrderedDict()
         self.planned: set[int] = set()
         self.running: set[int] = set()  # jobs started and not ended
         self.materialized: set[Hashable] = set()
@@ -150,7 +153,9 @@ class Planner:
     # ---- DAG events ------------------------------------------------------------------------
     def add_job(self, job: Job, stages: list[Stage], rdds: list[RDD]) -> None:
         """Merge the job's RDDs/stages and add references of the stages that will run
-        (a stage that already completed is predicted skipped: its shuffle output exists).
+        (a stage that already completed, or that writes a shuffle a completed stage wrote, is
+        predicted skipped: its shuffle output exists; should Spark run it after all, having lost
+        that output with an executor, ``stage_submitted`` plans it then).
         The job replaces every predicted reference; then it predicts the jobs after it."""
         before = None
         if self.predictor is not None:
@@ -173,7 +178,7 @@ class Planner:
         created: set[Block] = set()
         lazy: list[tuple[int, int]] = []
         for s in parents_first([self.dag.stages[s.id] for s in stages]):
-            if s.id not in self.completed:
+            if s.id not in self.completed and s.shuffle not in self.written:
                 self._plan_stage(s, created, lazy)
         if before is not None:
             self._predict(job, *before)
@@ -317,11 +322,19 @@ class Planner:
         if seq is not None:
             self.refs.advance(seq)
 
-    def stage_completed(self, stage_id: int) -> None:
+    def stage_completed(self, stage_id: int, failed: bool = False) -> None:
+        """The stage ended (``failed``: its attempt failed or was cancelled: what its tasks
+        write is not all there)."""
         if stage_id not in self.completed:
             self.completed.add(stage_id)
             if self.bounded:
                 self._completed_order.append(stage_id)
+        stage = self.dag.stages.get(stage_id)
+        if stage is not None and stage.shuffle >= 0 and not failed:
+            self.written[stage.shuffle] = None
+            self.written.move_to_end(stage.shuffle)
+            if self.bounded and len(self.written) > RECENT_COMPLETED:
+                self.written.popitem(last=False)
         self.refs.forget_stage(stage_id)
 
     def job_ended(self, job_id: int) -> None:

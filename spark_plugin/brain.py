@@ -277,7 +277,7 @@ class Brain:
         return full
 
     def _stage_completed(self, ev: wire.StageCompleted) -> None:
-        self._planner_call("stage_completed", ev.stage)
+        self._planner_call("stage_completed", ev.stage, ev.failed)
         self.gpu.stage_completed(ev.stage)
 
     def _job_end(self, ev: wire.JobEnd) -> None:

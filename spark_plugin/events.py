@@ -128,6 +128,7 @@ def job_from_event(ev: JobStart, described: Sequence[StageInfo] | None = None,
             job_id=ev.job,
             partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
             gpus=s.gpus,
+            shuffle=s.shuffle,
         ))
     job = Job(id=ev.job, stage_ids=tuple(ev.stage_ids))
     return job, stages, list(rdds.values())

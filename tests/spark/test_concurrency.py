@@ -18,7 +18,9 @@ trace** (DAG + its first ``n`` events), which shares no code with `lrc.refcount.
   DAG) include the stage has a job_start and no job_end among the ``n`` events, the stage has
   no stage_completed (successful or failed: the brain drops a stage's references at either;
   that a resubmitted attempt of a failed stage then counts nothing is a known limit, and no
-  stage fails here other than by cancellation), the partition is one the stage runs, and no successful task end (a ``task`` event, any attempt)
+  stage fails here other than by cancellation), the stage does not write a shuffle that a
+  completed stage wrote before its job started (Spark lists such a map stage again under a new
+  id and skips it), the partition is one the stage runs, and no successful task end (a ``task`` event, any attempt)
   of that partition was recorded. Failed attempts, killed attempts and a speculative copy that
   lost are no task event in the trace: they leave the task holding references;
 - the registered tasks of real stages (RefState.pending, stage ids >= 0) must be exactly that
@@ -60,17 +62,23 @@ BC_SIZE = 50_000
 
 def live_tasks(dag, events) -> set[tuple[int, int]]:
     """The tasks that must hold references after ``events`` (see the module docstring)."""
-    started, ended, completed, done = set(), set(), set(), set()
+    started, ended, completed, done, skipped, written = set(), set(), set(), set(), set(), set()
     for e in events:
         if e.kind == "job_start":
             started.add(e.job_id)
+            # a map stage listed under a new id for a shuffle already written: Spark skips it
+            skipped.update(s for s in dag.jobs[e.job_id].stage_ids
+                           if dag.stages[s].shuffle in written)
         elif e.kind == "job_end":
             ended.add(e.job_id)
         elif e.kind == "stage_completed":
             completed.add(e.stage_id)
+            if dag.stages[e.stage_id].shuffle >= 0:  # (no map stage fails here)
+                written.add(dag.stages[e.stage_id].shuffle)
         elif e.kind == "task":
             done.add((e.stage_id, e.partition))
-    return {(s, p) for j in started - ended for s in dag.jobs[j].stage_ids if s not in completed
+    return {(s, p) for j in started - ended for s in dag.jobs[j].stage_ids
+            if s not in completed and s not in skipped
             for p in dag.stages[s].task_partitions() if (s, p) not in done}
 
 

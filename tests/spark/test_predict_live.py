@@ -1,7 +1,12 @@
 """Predicted references on real Spark (local SparkSession, plugin and brain attached): after two
 iterations of a loop, the next iteration's inputs carry references before its job is submitted;
-superseded generations carry none; when the loop ends, nothing predicted is left behind."""
+superseded generations carry none; when the loop ends, nothing predicted is left behind. And a
+map stage Spark lists again under a new id, for a shuffle already written, is not planned."""
 from __future__ import annotations
+
+import threading
+import time
+from operator import add
 
 import pytest
 from pyspark.sql import SparkSession
@@ -87,3 +92,47 @@ def test_a_dataframe_job(spark):
     rdd = max(cached, key=lambda r: r.id)
     assert all(n >= 1 for n in _refs(rdd.id, rdd.num_partitions)), \
         "the next query's read of the cached DataFrame is predicted"
+
+
+def test_a_map_stage_listed_again_under_a_new_id_is_not_planned(spark, tmp_path):
+    """Spark forgets a finished job's stages; the next job over the same shuffle lists its map
+    stage under a new id and skips it. While that job's result stage runs (held by a flag file),
+    the brain has registered no task of the listed map stage: its reads of the cached input never
+    happen, so they must not count."""
+    sc = spark.sparkContext
+    base = sc.parallelize(range(400), 4).cache()
+    shuffled = base.map(lambda i: (i % 5, i)).reduceByKey(add, 2)
+    assert shuffled.count() == 5  # job 1: its map stage reads `base` and writes the shuffle
+    brain = _settled()
+    first = max(brain.planner.dag.jobs)
+    written = {brain.planner.dag.stages[s].shuffle for s in brain.planner.dag.jobs[first].stage_ids
+               if s in brain.planner.dag.stages} - {-1}
+    assert written, "the map stage's shuffle id reached the brain"
+    flag = tmp_path / "go"
+
+    def held(it):
+        while not flag.exists():
+            time.sleep(0.01)
+        return it
+
+    counted = []
+    job = threading.Thread(target=lambda: counted.append(shuffled.mapPartitions(held).count()))
+    job.start()
+    try:
+        deadline, again = time.time() + 60, []
+        while not again and time.time() < deadline:
+            brain = _settled()
+            dag = brain.planner.dag
+            again = [s for j in brain.planner.running if j in dag.jobs for s in dag.jobs[j].stage_ids
+                     if s in dag.stages and dag.stages[s].shuffle in written]
+            time.sleep(0.05)
+        assert again, "the second job's start reached the brain"
+        for s in again:
+            if s in brain.planner.completed:
+                continue  # (Spark kept the first job's stage: the same id, skipped as before)
+            assert s not in brain.planner.planned and not brain.planner.refs.pending.get(s), \
+                f"map stage {s} (shuffle already written) was planned"
+    finally:
+        flag.touch()
+        job.join()
+    assert counted == [5]

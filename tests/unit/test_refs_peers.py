@@ -1,5 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
+from lrc.dag import RDD, Dependency, Job, Stage
 from lrc.peers import PeerGroups
 from lrc.planner import Planner
 from lrc.synth import App, o2o, shuffle
@@ -82,6 +83,33 @@ def test_skipped_stages_do_not_count():
     job = dag.jobs[1]
     p.add_job(job, [dag.stages[s] for s in job.stage_ids], list(dag.rdds.values()))
     assert p.refs.refs((0, 0)) == 0 and p.refs.refs((2, 0)) == 1
+
+
+def test_a_map_stage_listed_again_under_a_new_id_is_skipped_when_its_shuffle_was_written():
+    """Spark forgets a finished job's stages; a later job that needs the same shuffle lists its
+    map stage under a new stage id and skips it (the output exists): its reads never happen."""
+    p = Planner("lrc")
+    cached = RDD(0, 2, cached=True)
+    rdds = [cached, RDD(1, 2, deps=(Dependency(0, "one_to_one"),)),
+            RDD(2, 2, deps=(Dependency(1, "shuffle"),))]
+    for part in range(2):
+        p.block_cached((0, part), "0", 1)
+    p.add_job(Job(0, (0, 1)), [Stage(0, 1, 2, shuffle=7), Stage(1, 2, 2, parent_ids=(0,))], rdds)
+    assert p.refs.refs((0, 0)) == 1  # the map stage will read the cached RDD
+    for stage in (0, 1):
+        p.stage_submitted(stage)
+        for part in range(2):
+            p.task_finished(stage, part)
+        p.stage_completed(stage)
+    p.job_ended(0)
+    again = [Stage(2, 1, 2, shuffle=7), Stage(3, 2, 2, parent_ids=(2,))]
+    p.add_job(Job(1, (2, 3)), again, [])
+    assert p.refs.refs((0, 0)) == 0 and 2 not in p.planned
+    other = [Stage(4, 1, 2, shuffle=8), Stage(5, 2, 2, parent_ids=(4,))]  # another shuffle
+    p.add_job(Job(2, (4, 5)), other, [])
+    assert p.refs.refs((0, 0)) == 1
+    p.stage_submitted(2)  # should Spark run it after all (its output lost): planned then
+    assert p.refs.refs((0, 0)) == 2
 
 
 @st.composite
