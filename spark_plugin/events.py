@@ -28,13 +28,18 @@ class StageMemory:
     `resolve` then names the stages it cannot complete. Work per job start: a dictionary
     operation per stage id and per RDD id of its described stages."""
 
-    def __init__(self, capacity: int = STAGE_MEMORY, rdd_capacity: int = RDD_MEMORY) -> None:
-        self.capacity, self.rdd_capacity = capacity, rdd_capacity
+    def __init__(self, capacity: int | None = None, rdd_capacity: int | None = None) -> None:
+        self.capacity = STAGE_MEMORY if capacity is None else capacity
+        self.rdd_capacity = RDD_MEMORY if rdd_capacity is None else rdd_capacity
         self._stages: OrderedDict[int, StageInfo] = OrderedDict()
         self._rdds: OrderedDict[int, RddInfo] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._stages)
+
+    def sizes(self) -> tuple[int, int]:
+        """(stages, RDDs) remembered."""
+        return len(self._stages), len(self._rdds)
 
     def learn(self, stages: Iterable[StageInfo]) -> None:
         """Whole descriptions from elsewhere (`LrcBridge.describeStages`) for what `resolve`

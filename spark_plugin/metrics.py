@@ -52,8 +52,8 @@ class RecentCounter:
     pushed out are summed under ``OLDER``, so totals stay whole while an application that caches
     thousands of RDDs over its life does not grow its stats with them."""
 
-    def __init__(self, limit: int = PER_RDD) -> None:
-        self.limit, self.older = limit, 0
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit, self.older = PER_RDD if limit is None else limit, 0
         self._counts: OrderedDict = OrderedDict()
 
     def add(self, key: Any, n: int = 1) -> None:

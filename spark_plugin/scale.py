@@ -138,6 +138,9 @@ def structure_sizes(brain: Brain) -> dict[str, int]:
     out = {
         "dag.rdds": len(p.dag.rdds), "dag.stages": len(p.dag.stages), "dag.jobs": len(p.dag.jobs),
         "planner.completed": len(p.completed), "planner.planned": len(p.planned),
+        "planner.written": len(p.written),
+        "brain.stage_memory": brain.stage_memory.sizes()[0],
+        "brain.stage_memory_rdds": brain.stage_memory.sizes()[1],
         "planner.materialized": len(p.materialized), "planner.locations": len(p.locations),
         "planner.origin": len(p._origin), "planner.builder": len(p._builder),
         "planner.builds": len(p._builds), "planner.samples": len(p._samples),

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import lrc.planner
 import spark_plugin.brain
+import spark_plugin.events
 import spark_plugin.metrics
 from spark_plugin.config import LrcSettings
 from spark_plugin.brain import Brain
 from spark_plugin.scale import CountingBridge, feed, job_lines, structure_sizes
-
-GROWS_WITH_CACHED_RDDS = {"metrics.per_rdd"}  # the report's per-RDD table: a few ints per RDD
 
 
 def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
@@ -23,6 +22,9 @@ def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
     monkeypatch.setattr(lrc.planner, "RECENT_COMPLETED", 200)
     monkeypatch.setattr(spark_plugin.brain, "PUBLISHED_STAGES", 200)
     monkeypatch.setattr(spark_plugin.metrics, "RECENT_SAMPLES", 200)
+    monkeypatch.setattr(spark_plugin.metrics, "PER_RDD", 200)
+    monkeypatch.setattr(spark_plugin.events, "STAGE_MEMORY", 400)
+    monkeypatch.setattr(spark_plugin.events, "RDD_MEMORY", 800)
     bridge = CountingBridge()
     bridge.record = True
     brain = Brain(bridge, LrcSettings.from_conf(policy="lrc"))
@@ -32,12 +34,13 @@ def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
         if j + 1 in (500, 2000):
             sizes[j + 1] = structure_sizes(brain)
     grown = {k: (sizes[500][k], v) for k, v in sizes[2000].items()
-             if v > sizes[500][k] and k not in GROWS_WITH_CACHED_RDDS}
+             if v > sizes[500][k]}
     assert not grown, f"grows with the number of jobs (size at 500 jobs, at 2000): {grown}"
     s = sizes[2000]
     assert s["dag.jobs"] == 0 and s["dag.stages"] == 0 and s["refs.pending"] == 0
     assert s["dag.rdds"] <= 3  # the base RDD and the two cached RDDs still persisted
     assert s["brain.published_rdds"] <= 3 and s["planner.completed"] <= 200
+    assert s["brain.stage_memory"] <= 400 and s["brain.stage_memory_rdds"] <= 800
     # the unpersisted RDDs left the executors' table: each one was published as removed
     removed = {int(item.split("=")[0]) for _, arrays, _ in bridge.sent
                for item in arrays.split(";") if item.endswith("=")}
