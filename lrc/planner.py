@@ -233,9 +233,10 @@ class Planner:
             if r not in known:
                 self._origin[r] = result
         # a job's signature is where its result RDD was created: the same in every iteration
-        # of a loop (a generic one, e.g. of SQL's adaptive plans, mixes shapes up: then the
-        # predictions fail and decay)
-        signature = result
+        # of a loop (a generic one mixes shapes up: the predictions fail and decay); a job that
+        # runs only a map stage (adaptive SQL's exchanges) is another kind than its reader
+        map_job = last is not None and self.dag.stages[last].shuffle >= 0
+        signature = f"{result} (map stage)" if map_job else result
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
         self.predictor.observe(shape_of(signature, tasks, key, new, weights))
