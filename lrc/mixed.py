@@ -160,7 +160,8 @@ class Mixed:
 
     def place(self, planned: dict[int, tuple], caches, where, prio, store) -> None:
         """The placement step for a GPU stage being submitted (module docstring); ``store(b,
-        ex)`` caches ``b`` on ``ex`` as a load does (evictions counted) and says if it did."""
+        ex)`` caches ``b`` on ``ex`` as a load does (evictions counted; ``where[b]`` is ``ex``
+        if it fit)."""
         r, sizes, rdd_of = self.res, self.ct.sizes, self.ct.rdd_of
         budget = self.cluster.stage_budget_bytes
         moved = 0
@@ -184,7 +185,8 @@ class Mixed:
                     continue
                 caches[src].remove(b)
                 where[b] = -1
-                if store(b, dst):
+                store(b, dst)
+                if where[b] == dst:
                     moved += size
                     r.placed_copies += 1
                 else:  # cannot happen after room_below; keep the block where it was

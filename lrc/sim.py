@@ -194,10 +194,11 @@ class _Replay:
                             caches[e].set_priority(b, prio(b))
                 changed.clear()
 
-        def load(b: int, ex: int, pinned, miss: bool) -> float:
-            """Cache ``b`` on ``ex``; a ``miss`` first re-reads it from disk or recomputes it
-            from lineage (its inputs' misses recursively). Returns the seconds that took."""
-            nonlocal stamp, disk_reads, recomputed
+        def load(b: int, ex: int, pinned=(), miss: bool = False) -> float:
+            """Cache ``b`` on ``ex`` (evicting what the policy says; ``where[b]`` stays -1 if
+            it did not fit); a ``miss`` first re-reads it from disk or recomputes it from
+            lineage (its inputs' misses recursively). Returns the seconds that took."""
+            nonlocal stamp, evictions, disk_reads, recomputed
             cost = 0.0
             if miss:
                 if on_disk[b]:
@@ -213,16 +214,10 @@ class _Replay:
                         else:
                             stamp += 1
                             caches[e].touch(i, prio(i), stamp)
-            store(b, ex, pinned)
-            return cost
-
-        def store(b: int, ex: int, pinned=()) -> bool:
-            """Cache ``b`` on ``ex`` (evicting what the policy says); False if it did not fit."""
-            nonlocal stamp, evictions
             stamp += 1
             victims = caches[ex].insert(b, prio(b), stamp, pinned)
             if victims is None:
-                return False
+                return cost
             if victims:
                 for v in victims:
                     where[v] = -1
@@ -238,7 +233,7 @@ class _Replay:
                     reorder()
             elif materialized is not None and b not in materialized:
                 planner.set_cached(b, True)  # (else it would change nothing)
-            return True
+            return cost
 
         stage_load: dict[int, list[float]] = {}
         cur_stage = busy = None
@@ -252,7 +247,7 @@ class _Replay:
                     reorder()
                 if ev[0] == 1 and mixed is not None and mixed.placement \
                         and ev[1] in gpu_stages:
-                    mixed.place(mixed.planned(ev[1], planner), caches, where, prio, store)
+                    mixed.place(mixed.planned(ev[1], planner), caches, where, prio, load)
                 continue
             _, stage, part, rec_ex, reads, creates, dur = ev
             # placement: recorded executor if in range; else the one holding most input bytes
