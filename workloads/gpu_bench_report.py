@@ -85,6 +85,16 @@ def cells_in_order(rows: Sequence[dict]) -> list[tuple[str, bool]]:
     return sorted({cell_of(r) for r in rows}, key=lambda c: (order[c[0]], c[1]))
 
 
+LATER_PRESSURE = ("the GPU stages that re-read a round's input after the competing insert, "
+                  "rounds 2 on (the first round has no predicted references yet)")
+NOTES = ("; `x lru/off`: that time over `lru, placement off`'s in the same repeat. "
+         "PROCESS_LOCAL counts tasks with no preferred location too (a block cached nowhere, "
+         "rebuilt in the task). Evictions and GPU-stage misses (reads neither local nor remote: "
+         "rebuilt) are the brain's counts over the whole run (`-`: plain Spark has no brain); "
+         "GPU-input evictions count every copy (with placement on, the CPU executor's copies of "
+         "moved blocks go first). `workload s`: the whole workload, CPU stages too.")
+
+
 def report(rows: Sequence[dict], command: str, pressure: bool = False) -> str:
     runs = len({r["run"] for r in rows})
     title = "memory pressure" if pressure else "ample storage"
@@ -92,14 +102,7 @@ def report(rows: Sequence[dict], command: str, pressure: bool = False) -> str:
            "executor)", "", f"Command: `{command}`", "",
            f"Each cell run {runs} time(s), interleaved (the order rotated each repeat); per cell "
            "the median [min-max] over repeats. `later GPU stages s`: per run the median of "
-           + ("the GPU stages that re-read a round's input after the competing insert, rounds "
-              "2 on (the first round has no predicted references yet)" if pressure else
-              "the GPU stages after the first") + "; `x lru/off`: that time over `lru, placement "
-           "off`'s in the same repeat. Evictions and GPU-stage misses (reads neither local nor "
-           "remote: recomputed) are the brain's counts over the whole run (`-`: plain Spark has "
-           "no brain); GPU-input evictions count every copy (with placement on, the CPU "
-           "executor's copies of moved blocks go first). `workload s`: the whole workload, CPU "
-           "stages too.", ""]
+           + (LATER_PRESSURE if pressure else "the GPU stages after the first") + NOTES, ""]
     head = ["policy", "placement", "runs"] + [c[0] for c in COLUMNS] + ["x lru/off", "checksum"]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     rat = ratios(rows)

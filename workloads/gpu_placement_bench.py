@@ -248,6 +248,16 @@ def _child_argv(argv: list[str]) -> list[str]:
     return out
 
 
+def _earlier(path: Path, pressure: bool) -> list[dict]:
+    """--merge: the runs already in `path` (none if it does not exist), of the same scenario."""
+    if not path.exists():
+        return []
+    rows = json.loads(path.read_text())
+    if any(r.get("pressure", False) != pressure for r in rows):
+        raise SystemExit(f"--merge: {path} holds the other scenario's runs")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m workloads.gpu_placement_bench")
     ap.add_argument("--out", default="results/gpu/live")
@@ -281,11 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     from workloads.cluster import MiniCluster, spark_env
 
     out = Path(args.out)
-    rows: list[dict] = []
-    if args.merge and (out / "results.json").exists():
-        rows = json.loads((out / "results.json").read_text())
-        if any(r.get("pressure", False) != args.pressure for r in rows):
-            raise SystemExit("--merge: OUT/results.json holds the other scenario's runs")
+    rows = _earlier(out / "results.json", args.pressure) if args.merge else []
     first = 1 + max((r["run"] for r in rows), default=-1)
     base = Path(tempfile.mkdtemp(prefix="gpu-bench-"))
     script = base / "discover_gpus.sh"

@@ -3,9 +3,13 @@ interleaved rotation, median [min-max] per cell, ratios to `lru, placement off` 
 and the checksum verdict. No Spark."""
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from workloads.gpu_bench_report import (cells_in_order, checksum_text, ratios, report, rotations,
                                         spread)
-from workloads.gpu_placement_bench import _child_argv
+from workloads.gpu_placement_bench import _child_argv, _earlier
 
 
 def _row(run, policy, on, later, first=10.0, checksum=(7,), evictions=None, misses=None):
@@ -77,3 +81,12 @@ def test_child_gets_the_parents_arguments_but_runs_out_and_merge():
     argv = ["--runs", "3", "--pressure", "--out=/tmp/x", "--merge", "--policies", "lru", "--runs=2",
             "--out", "/tmp/y", "--repeats", "2"]
     assert _child_argv(argv) == ["--pressure", "--policies", "lru", "--repeats", "2"]
+
+
+def test_merge_reads_earlier_runs_of_the_same_scenario_only(tmp_path):
+    path = tmp_path / "results.json"
+    assert _earlier(path, pressure=True) == []
+    path.write_text(json.dumps([{"run": 0, "pressure": True}]))
+    assert _earlier(path, pressure=True) == [{"run": 0, "pressure": True}]
+    with pytest.raises(SystemExit, match="other scenario"):
+        _earlier(path, pressure=False)
