@@ -45,8 +45,8 @@ from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
-from lrc.eventlog_fields import (MAX_ID, FieldError, get_field, int_field, list_field,
-                                 storage_level, str_field)
+from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
+                                 int_field, list_field, storage_level, str_field)
 from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
 from lrc.trace import Event, Trace
 
@@ -58,22 +58,6 @@ MAX_TASK_BLOCKS = 500_000  # blocks one task's narrow lineage may cover (hostile
 MAX_EXPLICIT = 100_000  # a larger CartesianRDD gets no per-partition mapping (memory): unknown deps
 MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corrupt timestamp
 _MAX_WARNINGS_LOGGED = 20
-# events a trace does not use, known so that they are not reported as unknown
-_IGNORED = {
-    "SparkListenerLogStart", "SparkListenerApplicationStart", "SparkListenerApplicationEnd",
-    "SparkListenerEnvironmentUpdate", "SparkListenerExecutorAdded", "SparkListenerExecutorRemoved",
-    "SparkListenerBlockManagerAdded", "SparkListenerBlockManagerRemoved", "SparkListenerTaskStart",
-    "SparkListenerTaskGettingResult", "SparkListenerResourceProfileAdded",
-    "SparkListenerExecutorMetricsUpdate", "SparkListenerStageExecutorMetrics",
-    "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",
-    "SparkListenerUnschedulableTaskSetRemoved", "SparkListenerExecutorExcluded",
-    "SparkListenerExecutorUnexcluded", "SparkListenerExecutorExcludedForStage",
-    "SparkListenerNodeExcluded", "SparkListenerNodeUnexcluded", "SparkListenerNodeExcludedForStage",
-    "SparkListenerExecutorBlacklisted", "SparkListenerExecutorUnblacklisted",
-    "SparkListenerNodeBlacklisted", "SparkListenerNodeUnblacklisted",
-    "SparkListenerExecutorBlacklistedForStage", "SparkListenerNodeBlacklistedForStage",
-    "SparkListenerMiscellaneousProcessAdded",
-}
 
 
 @dataclass
@@ -137,6 +121,7 @@ class _Parser:
         self.ever_cached: dict[int, str] = {}
         self.info_sizes: dict[int, tuple[int, int]] = {}  # rdd -> (bytes, cached partitions)
         self.cores: list[int] = []
+        self.gpus: dict[int, float] = {}  # resource profile -> GPUs per task (stage-level)
         self.skipped: Counter = Counter()
         self._logged = 0
 
@@ -191,8 +176,10 @@ class _Parser:
         for p in stage_parents:
             if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
                 raise FieldError(f"stage {sid}: parent stage id {p!r} is not valid"[:200])
+        profile = int_field(si, "Resource Profile Id") if "Resource Profile Id" in si else 0
         self.stages[sid] = Stage(sid, final, tasks, tuple(stage_parents), job,
-                                 None if tasks >= parts else tuple(range(tasks)))
+                                 None if tasks >= parts else tuple(range(tasks)),
+                                 gpus=self.gpus.get(profile, 0.0))
         return sid
 
     def stage_event(self, e: dict, kind: str) -> None:
@@ -283,6 +270,9 @@ class _Parser:
         if isinstance(info, dict) and "Total Cores" in info:
             self.cores.append(int_field(info, "Total Cores", 1, 1 << 20))
 
+    def resource_profile(self, e: dict) -> None:
+        self.gpus[int_field(e, "Resource Profile Id")] = gpus_per_task(e)
+
     def parse(self, files: list[Path], progress=None) -> None:
         handlers: dict[str, Callable[[dict], None]] = {
             "SparkListenerJobStart": self.job_start,
@@ -295,6 +285,7 @@ class _Parser:
             "SparkListenerLogStart": self.log_start,
             "SparkListenerApplicationStart": self.app_start,
             "SparkListenerExecutorAdded": self.executor_added,
+            "SparkListenerResourceProfileAdded": self.resource_profile,
         }
         out = self.out
         seen_event = False
@@ -328,7 +319,7 @@ class _Parser:
             if handler is None:
                 if kind == "SparkListenerApplicationEnd":
                     complete = True
-                elif kind not in _IGNORED:
+                elif kind not in IGNORED_EVENTS:
                     out.unknown_events[kind] += 1
                 continue
             try:

@@ -7,6 +7,23 @@ from typing import Any
 
 MAX_ID = 2**31 - 1  # Spark's ids, partitions and task counts are Java ints
 
+# events a trace does not use, known so that they are not reported as unknown
+IGNORED_EVENTS = {
+    "SparkListenerLogStart", "SparkListenerApplicationStart", "SparkListenerApplicationEnd",
+    "SparkListenerEnvironmentUpdate", "SparkListenerExecutorAdded", "SparkListenerExecutorRemoved",
+    "SparkListenerBlockManagerAdded", "SparkListenerBlockManagerRemoved", "SparkListenerTaskStart",
+    "SparkListenerTaskGettingResult",
+    "SparkListenerExecutorMetricsUpdate", "SparkListenerStageExecutorMetrics",
+    "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",
+    "SparkListenerUnschedulableTaskSetRemoved", "SparkListenerExecutorExcluded",
+    "SparkListenerExecutorUnexcluded", "SparkListenerExecutorExcludedForStage",
+    "SparkListenerNodeExcluded", "SparkListenerNodeUnexcluded", "SparkListenerNodeExcludedForStage",
+    "SparkListenerExecutorBlacklisted", "SparkListenerExecutorUnblacklisted",
+    "SparkListenerNodeBlacklisted", "SparkListenerNodeUnblacklisted",
+    "SparkListenerExecutorBlacklistedForStage", "SparkListenerNodeBlacklistedForStage",
+    "SparkListenerMiscellaneousProcessAdded",
+}
+
 
 class FieldError(ValueError):
     """A field of an event is missing or out of range (message names it)."""
@@ -67,3 +84,18 @@ def storage_level(obj: Any) -> str:
     else:
         base = "DISK_ONLY"
     return f"{base}_{rep}" if rep > 1 else base
+
+
+def gpus_per_task(e: Any) -> float:
+    """A SparkListenerResourceProfileAdded event's GPUs per task (its task request named
+    "gpu", as the shim reads a live profile; 0 if none)."""
+    req = get_field(e, "Task Resource Requests")
+    if not isinstance(req, dict):
+        raise FieldError("field 'Task Resource Requests' must be an object")
+    gpu = req.get("gpu")
+    if gpu is None:
+        return 0.0
+    amount = get_field(gpu, "Amount")
+    if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 <= amount <= 1e6:
+        raise FieldError(f"GPU amount {amount!r} must be a number in [0, 1e6]"[:200])
+    return float(amount)

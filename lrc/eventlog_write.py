@@ -2,7 +2,8 @@
 
 Why: the what-if path must be measured on logs of 100,000 tasks and more, which this machine
 cannot produce with Spark in a test's time, and its parser must be exercised on logs whose truth
-is known. The writer emits what ``lrc.eventlog`` reads, with Spark's field names: job starts with
+is known. The writer emits what ``lrc.eventlog`` reads, with Spark's field names: a resource profile per
+GPU amount of the GPU stages, job starts with
 each stage's "RDD Info" (the stage's narrow lineage, its final RDD first; parents listed by id, so
 a parent outside the stage is a shuffle), stage submissions and completions, one successful task
 end per task event (duration from the trace, 1 ms when it has none; its input metrics count the
@@ -50,7 +51,12 @@ def _stage_rdds(dag: AppDAG, final: int) -> list[int]:
     return out
 
 
-def _stage_info(dag: AppDAG, sid: int) -> dict:
+def _profiles(dag: AppDAG) -> dict[float, int]:
+    """A resource profile id per GPU amount of the DAG's GPU stages (0: Spark's default)."""
+    return {g: i + 1 for i, g in enumerate(sorted({s.gpus for s in dag.stages.values() if s.gpus}))}
+
+
+def _stage_info(dag: AppDAG, sid: int, profiles: dict[float, int]) -> dict:
     s = dag.stages[sid]
     infos = []
     for rid in _stage_rdds(dag, s.rdd_id):
@@ -59,7 +65,8 @@ def _stage_info(dag: AppDAG, sid: int) -> dict:
                       "Parent IDs": [d.parent for d in r.deps], "Storage Level": _level(dag, rid),
                       "Number of Partitions": r.num_partitions})
     return {"Stage ID": sid, "Stage Attempt ID": 0, "Stage Name": f"stage {sid}",
-            "Number of Tasks": s.num_tasks, "RDD Info": infos, "Parent IDs": list(s.parent_ids)}
+            "Number of Tasks": s.num_tasks, "RDD Info": infos, "Parent IDs": list(s.parent_ids),
+            "Resource Profile Id": profiles.get(s.gpus, 0)}
 
 
 def event_lines(trace: Trace, block_updates: bool = True) -> Iterator[str]:
@@ -69,13 +76,20 @@ def event_lines(trace: Trace, block_updates: bool = True) -> Iterator[str]:
     yield dumps({"Event": "SparkListenerLogStart", "Spark Version": SPARK_VERSION})
     yield dumps({"Event": "SparkListenerApplicationStart", "App Name": trace.name or "synthetic",
                  "App ID": "app-synthetic", "Timestamp": clock, "User": "lrc"})
+    profiles = _profiles(dag)
+    for gpus, pid in profiles.items():  # GPU stages: stage-level scheduling's profiles
+        yield dumps({"Event": "SparkListenerResourceProfileAdded", "Resource Profile Id": pid,
+                     "Executor Resource Requests": {"gpu": {
+                         "Resource Name": "gpu", "Amount": max(1, round(gpus)),
+                         "Discovery Script": "", "Vendor": ""}},
+                     "Task Resource Requests": {"gpu": {"Resource Name": "gpu", "Amount": gpus}}})
     for ev in trace.events:
         k = ev.kind
         if k == "job_start":
             job = dag.jobs[ev.job_id]
             yield dumps({"Event": "SparkListenerJobStart", "Job ID": ev.job_id,
                          "Submission Time": clock,
-                         "Stage Infos": [_stage_info(dag, s) for s in job.stage_ids],
+                         "Stage Infos": [_stage_info(dag, s, profiles) for s in job.stage_ids],
                          "Stage IDs": list(job.stage_ids)})
         elif k in ("stage_submitted", "stage_completed"):
             name = "SparkListenerStageSubmitted" if k == "stage_submitted" \

@@ -406,3 +406,21 @@ def test_whatif_bad_input_is_a_message_not_a_stack_trace(tmp_path, capsys):
     assert main(["whatif", str(tmp_path / "junk")]) == 2
     assert main(["whatif", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_stage_takes_the_gpus_of_its_resource_profile_and_a_bad_profile_is_skipped(tmp_path):
+    def profile(pid, amount):
+        return {"Event": "SparkListenerResourceProfileAdded", "Resource Profile Id": pid,
+                "Executor Resource Requests": {}, "Task Resource Requests": {
+                    "cpus": {"Resource Name": "cpus", "Amount": 1.0},
+                    "gpu": {"Resource Name": "gpu", "Amount": amount}}}
+
+    ev = app_log()
+    ev.insert(2, profile(1, 0.5))
+    ev.insert(2, profile(2, "lots"))  # malformed: a warning, and no GPUs for its stages
+    starts = [e for e in ev if e["Event"] == "SparkListenerJobStart"]
+    starts[0]["Stage Infos"][1]["Resource Profile Id"] = 1
+    starts[1]["Stage Infos"][1]["Resource Profile Id"] = 2
+    el = read_eventlog(write(tmp_path / "app-1", ev))
+    assert {s.id: s.gpus for s in el.trace.dag.stages.values()} == {0: 0.0, 1: 0.5, 2: 0.0, 3: 0.0}
+    assert any("GPU amount" in w for w in el.warnings), el.warnings

@@ -28,6 +28,9 @@ def test_a_written_event_log_reads_back_task_by_task(tmp_path, workload, block_u
     assert el.complete and all(not block_updates and "no block size known" in w  # never read
                                for w in el.warnings), el.warnings
     assert tasks(el.trace) == tasks(trace)
+    # stage-level scheduling: each stage's GPUs per task, through its resource profile
+    assert {s.id: s.gpus for s in el.trace.dag.stages.values()} == \
+        {s.id: s.gpus for s in trace.dag.stages.values()}
     cached = {r.id for r in trace.dag.rdds.values() if r.cached}
     assert set(el.size_source) == cached
     assert (set(el.size_source.values()) == {"measured"}) == block_updates
