@@ -2,10 +2,10 @@
 
 Why: the what-if path must be measured on logs of 100,000 tasks and more, which this machine
 cannot produce with Spark in a test's time, and its parser must be exercised on logs whose truth
-is known. The writer emits what ``lrc.eventlog`` reads, with Spark's field names: a resource profile per
-GPU amount of the GPU stages, job starts with
-each stage's "RDD Info" (the stage's narrow lineage, its final RDD first; parents listed by id, so
-a parent outside the stage is a shuffle), stage submissions and completions, one successful task
+is known. The writer emits what ``lrc.eventlog`` reads, with Spark's field names: a resource
+profile per GPU amount of the GPU stages, job starts with each stage's "RDD Info" (the stage's
+narrow lineage, its final RDD first; parents listed by id, so a parent outside the stage is a
+shuffle) and its "Resource Profile Id", stage submissions and completions, one successful task
 end per task event (duration from the trace, 1 ms when it has none; its input metrics count the
 bytes of the cached blocks it read, as Spark's do), block updates for the cached
 blocks a task creates (``block_updates=True``, like ``spark.eventLog.logBlockUpdates.enabled``),

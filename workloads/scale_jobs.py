@@ -3,7 +3,6 @@
     python -m workloads.scale_jobs --jobs 5000 --every 500 --out results/reliability/scale_jobs.json
     python -m workloads.scale_jobs --plugin-off ...   # the same rounds on plain Spark
 
-
 One session on `local-cluster[2,1,1024]` (two executor JVMs) with spark-lrc on (lrc). Each round
 caches a small RDD (a job), reads it (a second job) and unpersists it (JVM RDDs driven through
 py4j: no Python worker start per task, which would make 5,000 jobs take hours here). Every ``--every`` jobs:
