@@ -13,8 +13,8 @@ from lrc.dag import RDD, Dependency, Job, Stage, parse_block
 from .wire import Dep, JobStart, RddInfo, StageInfo
 
 IN_MEMORY_LEVELS = ("MEMORY",)  # MEMORY_ONLY, MEMORY_AND_DISK, *_SER, *_2, OFF_HEAP is separate
-STAGE_MEMORY = 8192  # 2 x the listener's Described.STAGES
-RDD_MEMORY = 16384  # 2 x Described.RDDS
+STAGE_MEMORY = 2048  # 2 x the listener's Described.STAGES
+RDD_MEMORY = 2048  # 2 x Described.RDDS
 
 
 class StageMemory:

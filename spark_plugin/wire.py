@@ -13,12 +13,12 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     job_start        job, time (ms, the scheduler's job start), sent (ms, the listener wrote
                      the line), stage_ids (every stage of the job, in Spark's order),
                      stages: [stage] (only those no earlier job_start described at this
-                     attempt: the listener remembers the last 4,096, `Described.java`; the
+                     attempt: the listener remembers the last 1,024, `Described.java`; the
                      brain resolves stages and RDDs named by id, `events.StageMemory`)
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
                      shuffle (shuffle id it writes, -1 for a result stage), rdd_ids (all its
                      RDDs), rdds: [rdd] (only those no earlier job_start described with the
-                     same text: the listener remembers 8,192; `describeStages` describes all),
+                     same text: the listener remembers 1,024; `describeStages` describes all),
                      gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
@@ -69,6 +69,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import sys
 import types
 import typing
 from dataclasses import MISSING, field, fields, is_dataclass, make_dataclass
@@ -85,9 +86,11 @@ EVENT_TYPES: dict[str, type] = {}  # wire name -> record class
 
 
 def _record(cls_name: str, /, **spec: Any) -> type:
-    """A frozen dataclass; each field is a type, or (type, dataclasses.field(...))."""
+    """A frozen dataclass with slots (the brain remembers thousands of stage and RDD records,
+    `events.StageMemory`: slots take a fifth off each); each field is a type, or (type,
+    dataclasses.field(...))."""
     return make_dataclass(cls_name, [(k, *v) if isinstance(v, tuple) else (k, v)
-                                 for k, v in spec.items()], frozen=True)
+                                 for k, v in spec.items()], frozen=True, slots=True)
 
 
 def _event(wire_name: str, cls_name: str, /, **spec: Any) -> type:
@@ -192,7 +195,8 @@ def _decode(cls: type, obj: Any, where: Where) -> Any:
         if name in obj:
             v = obj[name]
             if type(v) is tp and tp in _PLAIN:  # the common case, checked without a path string
-                values[attr] = v
+                # strings interned: the same names, call sites and levels recur in every job
+                values[attr] = sys.intern(v) if tp is str else v
             else:
                 values[attr] = _value(tp, v, (where, name))
         elif required:

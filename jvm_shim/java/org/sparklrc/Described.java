@@ -12,14 +12,18 @@ import java.util.Map;
  * with its lineage while the RDDs a job adds are few. An RDD whose description changed (a
  * storage level set later, deps the walk could not reach before) is described again.
  *
- * <p>Bounded, least recently used out. The brain's memory ({@code spark_plugin/events.py},
- * {@code StageMemory}) sees the same job starts, is touched in the same order and is twice as
- * large, so it holds everything this does (LRU's inclusion property). Lost events break that:
- * the buffer's reset and its resynchronisation cut forget everything here too (EventBuffer).
+ * <p>Bounded, least recently used out: 1,024 of each holds a 1,000-stage job and the lineage an
+ * iterative job names again (its recent RDDs), and keeps the brain's copy small enough that the
+ * driver's memory stops growing early in a long application (results/reliability/scale.md). A
+ * stage or RDD forgotten here is only described again. The brain's memory
+ * ({@code spark_plugin/events.py}, {@code StageMemory}) sees the same job starts, is touched in
+ * the same order and is twice as large, so it holds everything this does (LRU's inclusion
+ * property). Lost events break that: the buffer's reset and its resynchronisation cut forget
+ * everything here too (EventBuffer).
  */
 final class Described {
-  static final int STAGES = 4096;
-  static final int RDDS = 8192;
+  static final int STAGES = 1024;
+  static final int RDDS = 1024;
 
   private static final Map<Integer, Integer> STAGE = lru(STAGES);
   private static final Map<Integer, Integer> RDD = lru(RDDS);
