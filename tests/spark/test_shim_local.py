@@ -14,7 +14,7 @@ import pytest
 from conftest import BASE_CONF
 from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order,
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
-                              session, until_job_end)
+                              seeded_blocks, session, until_job_end)
 from spark_plugin import wire
 from spark_plugin.config import KEYS
 
@@ -323,6 +323,37 @@ def test_priority_entries_match_a_reference_model(spark):
     model in every return value, the size, the walk order, the keys, values and priorities
     (org.sparklrc.bench.MapModelCheck; it throws on the first mismatch)."""
     assert spark.sparkContext._jvm.org.sparklrc.bench.MapModelCheck.run(100) == "ok"
+
+
+def test_a_placement_copy_evicts_only_blocks_ranked_below_it(spark):
+    """A GPU placement copy's put into Spark's MemoryStore, larger than the free storage: as an
+    expected copy ranked below everything cached it fails and evicts nothing (the room it was
+    promised went to a task's insert meanwhile); the same put as any other block succeeds by
+    evicting, as Spark's put does; an expected copy ranked above the cached blocks evicts them."""
+    sc, b = spark.sparkContext, bridge(spark)
+    probe = sc._jvm.org.sparklrc.bench.CopyGuardProbe
+    a = seeded_blocks(sc, 3, seed=11, nbytes=600_000)
+    a.count()
+    copy = 999_990  # the moved block's RDD: part 0 ranked below everything, part 1 above
+    version = int(b.tableVersion()) + 1  # a first in eviction order (unlisted blocks rank 0)
+    b.publish(version, wire.encode_arrays({a.id(): [-5, -5, -5], copy: [-10, 20]}), "")
+    deadline = time.time() + 20
+    while probe.version() < version and time.time() < deadline:
+        time.sleep(0.05)
+    try:
+        assert probe.version() >= version
+        assert probe.cached(a.id(), 3) == 3
+        assert not probe.put(copy, 0, 300_000, True)  # no room below it: refused
+        assert probe.cached(a.id(), 3) == 3  # ... and nothing evicted
+        assert probe.put(copy, 0, -100_000, True)  # room without evicting: stored
+        assert probe.put(copy, 0, 300_000, False)  # not a copy: Spark evicts for it
+        left = probe.cached(a.id(), 3)
+        assert left < 3
+        assert probe.put(copy, 1, 300_000, True)  # a copy ranked above a may evict a
+        assert probe.cached(a.id(), 3) < left
+    finally:
+        b.publish(int(b.tableVersion()) + 1, wire.encode_arrays({a.id(): [], copy: []}), "")
+        a.unpersist()
 
 
 def test_push_brings_a_mid_stage_table_to_running_executor(spark):

@@ -45,6 +45,11 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
 
   /** The installed map of this JVM's executor (null if none): for tests and the benchmark. */
   static volatile PriorityEntries installed;
+
+  /** {@link #installed}, for the shim's checks in org.sparklrc.bench. */
+  public static PriorityEntries installedEntries() {
+    return installed;
+  }
   /** This JVM's plugin (null before init): {@link #stateSizes()} reads it. */
   private static volatile LrcExecutorPlugin plugin;
 

@@ -24,7 +24,8 @@ import scala.reflect.ClassTag$;
  * that sit only on executors without GPUs go to a GPU executor) and they arrive with the table.
  * On the target executor one thread takes each move it lacks, checks that its memory has room
  * for the block without evicting anything ranked at or above it (free storage memory plus the
- * blocks of other RDDs ranked below it), and asks the driver (PlaceRequest, over the table's
+ * blocks of other RDDs ranked below it; the copy's put holds to the same bound whatever was
+ * stored meanwhile, {@link CopyGuard}), and asks the driver (PlaceRequest, over the table's
  * endpoint) to have a holder replicate it here with Spark's own {@code ReplicateBlock} message:
  * the holder copies it with
  * {@code BlockManager.replicateBlock}, which keeps the storage level and the block's ClassTag
@@ -160,9 +161,15 @@ final class Placement {
           + m.bytes + " bytes): no room without evicting a block ranked at or above it");
       return;
     }
-    String ok = TableEndpoint.driverRef().askSync(new PlaceRequest(executorId, m.block).encode(),
-        new RpcTimeout(FiniteDuration.apply(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS),
-            "spark.lrc placement"), STRING);
+    entries.expectCopy(m.block); // the put re-checks the room: a task's insert may come first
+    String ok;
+    try {
+      ok = TableEndpoint.driverRef().askSync(new PlaceRequest(executorId, m.block).encode(),
+          new RpcTimeout(FiniteDuration.apply(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS),
+              "spark.lrc placement"), STRING);
+    } finally {
+      entries.copyDone(m.block); // the driver answers once the holder's replication ended
+    }
     LrcLog.info("spark-lrc: executor " + executorId + " asked for " + m.block + " (" + m.bytes
         + " bytes): " + ("true".equals(ok) ? "copied here" : "not copied"));
   }

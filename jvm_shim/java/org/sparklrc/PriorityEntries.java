@@ -22,6 +22,7 @@ import java.util.function.Function;
 import org.apache.spark.TaskContext;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
+import org.apache.spark.storage.RDDBlockId;
 import org.apache.spark.storage.memory.MemoryEntry;
 
 /**
@@ -66,6 +67,7 @@ public final class PriorityEntries extends OwnStorageMap {
   private int countedGen = -1;
   private final transient WalkMarks walks = new WalkMarks(table);
   private long evictedTotal = 0;
+  private final transient CopyGuard copies = new CopyGuard();
 
   public PriorityEntries() {
     super();
@@ -119,6 +121,16 @@ public final class PriorityEntries extends OwnStorageMap {
    */
   public synchronized void setDemoted(Set<BlockId> blocks) {
     index.rekey(index.setDemoted(blocks));
+  }
+
+  /** A GPU placement copy of this block is on its way: its put may evict only blocks ranked
+   * below it ({@link CopyGuard}), until {@link #copyDone}. */
+  public synchronized void expectCopy(RDDBlockId block) {
+    copies.expect(block);
+  }
+
+  public synchronized void copyDone(RDDBlockId block) {
+    copies.done(block);
   }
 
   /**
@@ -249,6 +261,9 @@ public final class PriorityEntries extends OwnStorageMap {
     if (walks.pending > 0) {
       walks.clearMine();
     }
+    if (!copies.idle()) {
+      copies.stored();
+    }
     TaskCounters c = counters();
     if (c != null) {
       c.stored(key);
@@ -287,6 +302,9 @@ public final class PriorityEntries extends OwnStorageMap {
 
   @Override
   public boolean containsKey(Object key) {
+    if (!copies.idle()) {
+      copies.checked(key); // MemoryStore's puts begin here
+    }
     return table.find(key) != NONE;
   }
 
@@ -436,7 +454,8 @@ public final class PriorityEntries extends OwnStorageMap {
 
   /**
    * The eviction walk's view: Spark's LRU order while no table is in force, else (priority,
-   * access order). Read-only; records what it yields so the following drop is seen as an eviction.
+   * access order); for a placement copy's put only the blocks ranked below the copy. Read-only;
+   * records what it yields so the following drop is seen as an eviction.
    */
   @Override
   public Set<Map.Entry<BlockId, MemoryEntry<?>>> entrySet() {
@@ -450,21 +469,35 @@ public final class PriorityEntries extends OwnStorageMap {
       public Iterator<Map.Entry<BlockId, MemoryEntry<?>>> iterator() {
         synchronized (PriorityEntries.this) {
           walks.start(index.indexed());
-          return new Walk(index.walk());
+          RDDBlockId copy = version > 0 ? copies.bounding() : null;
+          return new Walk(index.walk(), copy == null ? Double.POSITIVE_INFINITY
+              : index.tablePriority(copy.rddId(), copy.splitIndex()));
         }
       }
     };
   }
 
-  /** Yields entries, marking each as walked by this thread (Spark walks under the map's monitor
-   * and changes nothing meanwhile). */
+  /** Yields entries ranked below {@code limit}, marking each as walked by this thread (Spark
+   * walks under the map's monitor and changes nothing meanwhile). */
   private final class Walk implements Iterator<Map.Entry<BlockId, MemoryEntry<?>>> {
     private final PriorityIndex.Cursor cursor;
+    private final double limit;
     private int next;
 
-    Walk(PriorityIndex.Cursor cursor) {
+    Walk(PriorityIndex.Cursor cursor, double limit) {
       this.cursor = cursor;
-      this.next = cursor.next();
+      this.limit = limit;
+      this.next = advance();
+    }
+
+    private int advance() {
+      int e = cursor.next();
+      if (limit != Double.POSITIVE_INFINITY) {
+        while (e != NONE && !(index.priority(e) < limit)) {
+          e = index.indexed() ? NONE : cursor.next(); // indexed: the walk is in priority order
+        }
+      }
+      return e;
     }
 
     @Override
@@ -479,7 +512,7 @@ public final class PriorityEntries extends OwnStorageMap {
         if (e == NONE) {
           throw new NoSuchElementException();
         }
-        next = cursor.next();
+        next = advance();
         walks.mark(e);
         return new AbstractMap.SimpleImmutableEntry<>(table.key(e), table.value(e));
       }

@@ -1,0 +1,60 @@
+package org.sparklrc.bench;
+
+import java.nio.ByteBuffer;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.memory.MemoryManager;
+import org.apache.spark.memory.MemoryMode;
+import org.apache.spark.storage.RDDBlockId;
+import org.apache.spark.storage.memory.MemoryStore;
+import org.apache.spark.util.io.ChunkedByteBuffer;
+import org.sparklrc.LrcExecutorPlugin;
+import org.sparklrc.PriorityEntries;
+import scala.reflect.ClassTag$;
+
+/**
+ * Stores a block straight into this JVM's MemoryStore the way a GPU placement copy arrives (a
+ * put on a thread that runs no task), {@code over} bytes larger than the storage memory free
+ * now, so that Spark's put must evict: tests/spark/test_shim_local.py checks that an expected
+ * copy evicts only blocks ranked below it (CopyGuard) and that any other put evicts as Spark
+ * does. The stored block is removed again; the answer is whether the put succeeded.
+ */
+public final class CopyGuardProbe {
+  private CopyGuardProbe() {}
+
+  public static boolean put(int rdd, int part, long over, boolean asCopy) {
+    PriorityEntries entries = LrcExecutorPlugin.installedEntries();
+    MemoryStore store = SparkEnv.get().blockManager().memoryStore();
+    MemoryManager mm = SparkEnv.get().memoryManager();
+    RDDBlockId block = new RDDBlockId(rdd, part);
+    int size = (int) (mm.maxOnHeapStorageMemory() - mm.onHeapStorageMemoryUsed() + over);
+    if (asCopy) {
+      entries.expectCopy(block);
+    }
+    try {
+      boolean ok = store.putBytes(block, size, MemoryMode.ON_HEAP,
+          () -> new ChunkedByteBuffer(ByteBuffer.allocate(size)),
+          ClassTag$.MODULE$.apply(byte[].class));
+      if (ok) {
+        store.remove(block);
+      }
+      return ok;
+    } finally {
+      entries.copyDone(block);
+    }
+  }
+
+  /** Blocks of the RDD in this JVM's MemoryStore. */
+  public static int cached(int rdd, int parts) {
+    MemoryStore store = SparkEnv.get().blockManager().memoryStore();
+    int n = 0;
+    for (int p = 0; p < parts; p++) {
+      n += store.contains(new RDDBlockId(rdd, p)) ? 1 : 0;
+    }
+    return n;
+  }
+
+  /** Version of the table in force here. */
+  public static long version() {
+    return LrcExecutorPlugin.installedEntries().version();
+  }
+}
