@@ -23,8 +23,7 @@ import numpy as np
 from .wire import Eviction
 
 Block = tuple[int, int]
-RECENT_PUSHES = 100_000
-RECENT_SAMPLES = 2_000  # plan latencies and executor waits summarized: the most recent ones
+RECENT_SAMPLES = 2_000  # plan latencies, executor waits and push lags summarized: the most recent
 RECENT_EVICTIONS = 200
 AWAITED_JOBS = 1000  # jobs whose plan is published but not yet in force everywhere
 PER_RDD = 1000  # RDDs with counts of their own: the ones counted most recently
@@ -98,7 +97,7 @@ class Metrics:
     # recent only (bounded: a long application must not grow them per job)
     plan_latency_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     executor_wait_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
-    push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_PUSHES))  # recent only
+    push_lag_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))  # recent only
     eviction_orders: Counter = field(default_factory=Counter)
     evicted_for_rdd: RecentCounter = field(default_factory=RecentCounter)
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))

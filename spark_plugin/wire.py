@@ -190,13 +190,13 @@ def _decode(cls: type, obj: Any, where: Where) -> Any:
     if not isinstance(obj, dict):
         raise WireError(f"{_path(where)}: expected an object, got {obj!r}")
     spec = wire_fields(cls)
+    intern = cls in _INTERNED
     values = {}
     for name, (attr, tp, required) in spec.items():
         if name in obj:
             v = obj[name]
             if type(v) is tp and tp in _PLAIN:  # the common case, checked without a path string
-                # strings interned: the same names, call sites and levels recur in every job
-                values[attr] = sys.intern(v) if tp is str else v
+                values[attr] = sys.intern(v) if intern and tp is str else v
             else:
                 values[attr] = _value(tp, v, (where, name))
         elif required:
@@ -208,6 +208,10 @@ def _decode(cls: type, obj: Any, where: Where) -> Any:
 
 
 _PLAIN = (int, str, bool, float)  # exact type match: a bool is not an int here
+# Records whose strings are interned: the brain remembers thousands of RDD descriptions, whose
+# names, call sites, levels and dependency kinds recur in every job. Not block names: each is
+# new, and interning them only churns the interpreter's table of interned strings.
+_INTERNED = (RddInfo, Dep)
 
 
 @functools.cache

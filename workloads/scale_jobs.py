@@ -53,16 +53,18 @@ def driver_heap_mb(sc) -> float:
         .getUsed() / 2**20
 
 
-def run(jobs: int, every: int, parts: int = 2, policy: str | None = "lrc") -> dict:
+def run(jobs: int, every: int, parts: int = 2, policy: str | None = "lrc", top: int = 0) -> dict:
     """``policy`` None: plain Spark (no brain, no executor plugin state; the driver's heap and
-    the Python process's memory are what is left to compare)."""
+    the Python process's memory are what is left to compare). ``top`` > 0: each sample also
+    lists the ``top`` source lines whose Python allocations grew most since the last sample
+    (where a growth comes from)."""
     from spark_plugin.doctor import start_session
     from spark_plugin.scale import structure_sizes
     from spark_plugin.session import active_brain
 
     tracemalloc.start()
     spark = start_session("local-cluster[2,1,1024]", policy)
-    samples = []
+    samples, snap = [], None
     try:
         sc = spark.sparkContext
         brain = active_brain() if policy else None
@@ -87,6 +89,13 @@ def run(jobs: int, every: int, parts: int = 2, policy: str | None = "lrc") -> di
                      "rss_mb": round(_rss_mb(), 1), "driver_heap_mb": round(driver_heap_mb(sc), 1)}
                 if brain:
                     s.update(brain=structure_sizes(brain), executors=executor_state(sc))
+                if top:
+                    now = tracemalloc.take_snapshot()
+                    if snap is not None:
+                        s["grew"] = [f"{st.traceback[0].filename.rsplit('/', 2)[-1]}:"
+                                     f"{st.traceback[0].lineno} {st.size_diff / 1024:+.0f} KB"
+                                     for st in now.compare_to(snap, "lineno")[:top]]
+                    snap = now
                 samples.append(s)
                 print(json.dumps({k: s[k] for k in ("jobs", "wall_s", "tracemalloc_mb", "rss_mb",
                                                     "driver_heap_mb")}), flush=True)
@@ -105,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=500)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plugin-off", action="store_true", help="plain Spark: the baseline")
+    ap.add_argument("--top", type=int, default=0,
+                    help="per sample, the N source lines whose allocations grew most")
     args = ap.parse_args(argv)
     if args.every % 2:
         ap.error("--every must be even (each round runs two jobs)")
@@ -112,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     from workloads.cluster import private_spark_home
 
     os.environ["SPARK_HOME"] = str(private_spark_home())
-    res = run(args.jobs, args.every, policy=None if args.plugin_off else "lrc")
+    res = run(args.jobs, args.every, policy=None if args.plugin_off else "lrc", top=args.top)
     text = json.dumps(res, indent=1)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
