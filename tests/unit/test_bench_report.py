@@ -9,7 +9,7 @@ import os
 import pytest
 
 from workloads import overhead
-from workloads.bench import cli, goals, machine, stats
+from workloads.bench import cli, goals, machine, report, stats
 from workloads.bench.__main__ import main
 from workloads.bench.merge import merge
 from workloads.bench.report import render
@@ -400,3 +400,29 @@ def test_merge_of_other_cache_fractions_keeps_the_runs_at_the_fractions_it_does_
     assert out["calibration"]["pagerank"]["memory_fraction"] == {"0.5": 0.005, "0.3": 0.003, "0.7": 0.007}
     assert out["command"].splitlines()[0] == res["command"]  # still contributes the 0.5 runs
     assert len([r for r in out["sim"] if r["cache_fraction"] == 0.5]) == 2
+
+
+def test_a_failed_run_shows_its_innermost_cause_and_starved_execution_memory(res, tmp_path):
+    """Recorded from a real run (mllib at F=0.5 on a 6 MB working set): the error's first line
+    names only the py4j call; the report shows Spark's task failure and says why it happened."""
+    err = ("Py4JJavaError: An error occurred while calling o725.fit.\n"
+           ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage "
+           "16.0 failed 4 times, most recent failure: Lost task 0.3 in stage 16.0 (TID 65) "
+           "(127.0.0.1 executor 1): org.apache.spark.memory.SparkOutOfMemoryError: "
+           "[UNABLE_TO_ACQUIRE_MEMORY] Unable to acquire 262144 bytes of memory, got 10711. "
+           "SQLSTATE: 53200\n\tat org.apache.spark.errors.SparkCoreErrors$.outOfMemoryError("
+           "SparkCoreErrors.scala:428)\n")
+    assert report.error_summary(err) == ("SparkOutOfMemoryError: [UNABLE_TO_ACQUIRE_MEMORY] Unable "
+                                         "to acquire 262144 bytes of memory, got 10711. SQLSTATE: "
+                                         "53200")
+    assert report.error_summary("TimeoutError: run exceeded 900 s") == \
+        "TimeoutError: run exceeded 900 s"
+    assert report.error_summary("killed") == "killed" and report.error_summary(None) == ""
+    bad = _run("pagerank", "lrc", 0.5, 3, 1.0)
+    bad.update(ok=False, status="error", error=err, checksum=None)
+    res["runs"].append(bad)
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    render(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "SparkOutOfMemoryError: [UNABLE_TO_ACQUIRE_MEMORY]" in md
+    assert "Execution memory ran out in pagerank" in md

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -25,6 +26,24 @@ def _pct(x):
 
 def _fk(f) -> str:
     return UNLIMITED if f is None else fkey(f)
+
+
+_CAUSE = re.compile(r"([\w.$]+(?:Error|Exception)): (.*?)(?=: [\w.$]+(?:Error|Exception): |$)")
+STARVED = "UNABLE_TO_ACQUIRE_MEMORY"
+
+
+def error_summary(error: str | None) -> str:
+    """The innermost cause of a run's error, one short line: a py4j error's first line names
+    only the call (`... while calling o725.fit.`); Spark puts the task's failure at the end of
+    the next one."""
+    if not error:
+        return ""
+    head = " ".join(line.strip() for line in error.splitlines()[:2] if not line.startswith("\tat"))
+    causes = _CAUSE.findall(head)
+    if not causes:
+        return error.splitlines()[0][:160]
+    cls, msg = causes[-1]
+    return f"{cls.rsplit('.', 1)[-1]}: {msg}"[:160]
 
 
 def _unlimited(runs: list[dict], cal: dict, w: str) -> tuple[float | None, str]:
@@ -273,9 +292,15 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
         L += [f"**{len(failed)} run(s) FAILED:**", "", "| workload | F | repeat | policy | status | checksum | reference | error |",
               "|---|---|---|---|---|---|---|---|"]
         for r in failed:
-            err = (r.get("error") or "").splitlines()[0][:120] if r.get("error") else ""
+            err = error_summary(r.get("error")).replace("|", "/")
             L.append(f"| {r['workload']} | {_fk(r.get('cache_fraction'))} | {r['repeat']} | {r['policy']} | "
                      f"{r.get('status')} | `{r.get('checksum')}` | `{r.get('reference_checksum')}` | {err} |")
+        starved = sorted({r["workload"] for r in failed if STARVED in (r.get("error") or "")})
+        if starved:
+            L += ["", f"Execution memory ran out in {', '.join(starved)}: the runner sets the cache "
+                  "size through `spark.memory.fraction`, which is execution memory's share too, so "
+                  "a small cached working set leaves tasks' aggregations and sorts too little. "
+                  "Scale the workload up (`--scale W=N`) so that F x working set leaves them room."]
     else:
         L.append(f"All {len(runs)} runs: checksum equal to the plugin-off reference.")
     L.append("")
