@@ -1,7 +1,13 @@
 package org.sparklrc;
 
+import java.util.AbstractCollection;
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.spark.storage.BlockId;
@@ -10,7 +16,8 @@ import org.apache.spark.storage.memory.MemoryEntry;
 /**
  * A LinkedHashMap type (MemoryStore's field type) whose subclass keeps its own storage: the
  * inherited storage stays empty, so every Map method HashMap implements on it directly is
- * overridden here through get, put, remove, containsKey and {@link #peek}. (Methods that
+ * overridden here through get, put, remove, containsKey and {@link #peek}, and the read-only
+ * key and value views walk its slots. (Methods that
  * JDK 21's SequencedMap adds are not: the shim targets JDK 17 and Spark calls none of them.)
  */
 abstract class OwnStorageMap extends LinkedHashMap<BlockId, MemoryEntry<?>> {
@@ -22,6 +29,99 @@ abstract class OwnStorageMap extends LinkedHashMap<BlockId, MemoryEntry<?>> {
 
   /** The value of {@code key}, or null, without counting a use. */
   abstract MemoryEntry<?> peek(Object key);
+
+  /** Slots of the subclass's storage: 0 .. top() - 1, each live or not. */
+  abstract int top();
+
+  abstract boolean live(int e);
+
+  abstract BlockId keyAt(int e);
+
+  abstract MemoryEntry<?> valueAt(int e);
+
+  /** The keys (any order; read-only). */
+  @Override
+  public Set<BlockId> keySet() {
+    return new AbstractSet<BlockId>() {
+      @Override
+      public int size() {
+        return OwnStorageMap.this.size();
+      }
+
+      @Override
+      public boolean contains(Object o) {
+        return containsKey(o);
+      }
+
+      @Override
+      public Iterator<BlockId> iterator() {
+        return new Slots<BlockId>() {
+          @Override
+          BlockId at(int e) {
+            return keyAt(e);
+          }
+        };
+      }
+    };
+  }
+
+  /** The stored values (MemoryStore.clear() disposes them; any order; read-only). */
+  @Override
+  public Collection<MemoryEntry<?>> values() {
+    return new AbstractCollection<MemoryEntry<?>>() {
+      @Override
+      public int size() {
+        return OwnStorageMap.this.size();
+      }
+
+      @Override
+      public Iterator<MemoryEntry<?>> iterator() {
+        return new Slots<MemoryEntry<?>>() {
+          @Override
+          MemoryEntry<?> at(int e) {
+            return valueAt(e);
+          }
+        };
+      }
+    };
+  }
+
+  /** Live entries in table order (callers hold the monitor while iterating, as Spark does). */
+  private abstract class Slots<T> implements Iterator<T> {
+    private int e = advance(0);
+
+    abstract T at(int e);
+
+    private int advance(int from) {
+      synchronized (OwnStorageMap.this) {
+        int i = from;
+        while (i < top() && !live(i)) {
+          i++;
+        }
+        return i;
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      synchronized (OwnStorageMap.this) {
+        return e < top();
+      }
+    }
+
+    @Override
+    public T next() {
+      synchronized (OwnStorageMap.this) {
+        if (e >= top()) {
+          throw new NoSuchElementException();
+        }
+        T r = at(e);
+        e = advance(e + 1);
+        return r;
+      }
+    }
+  }
+
 
   @Override
   public synchronized MemoryEntry<?> getOrDefault(Object key, MemoryEntry<?> dflt) {

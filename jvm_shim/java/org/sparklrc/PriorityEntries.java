@@ -4,7 +4,6 @@ import static org.sparklrc.BlockTable.NONE;
 import static org.sparklrc.BlockTable.RDD;
 import static org.sparklrc.BlockTable.STRIDE;
 
-import java.util.AbstractCollection;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
@@ -369,87 +368,24 @@ public final class PriorityEntries extends OwnStorageMap {
     return clone(); // serialized as a plain LinkedHashMap
   }
 
-  /** The keys (any order; read-only). */
   @Override
-  public Set<BlockId> keySet() {
-    return new AbstractSet<BlockId>() {
-      @Override
-      public int size() {
-        return PriorityEntries.this.size();
-      }
-
-      @Override
-      public boolean contains(Object o) {
-        return containsKey(o);
-      }
-
-      @Override
-      public Iterator<BlockId> iterator() {
-        return new Slots<BlockId>() {
-          @Override
-          BlockId at(int e) {
-            return table.key(e);
-          }
-        };
-      }
-    };
+  int top() {
+    return table.top();
   }
 
-  /** The stored values (MemoryStore.clear() disposes them; any order; read-only). */
   @Override
-  public Collection<MemoryEntry<?>> values() {
-    return new AbstractCollection<MemoryEntry<?>>() {
-      @Override
-      public int size() {
-        return PriorityEntries.this.size();
-      }
-
-      @Override
-      public Iterator<MemoryEntry<?>> iterator() {
-        return new Slots<MemoryEntry<?>>() {
-          @Override
-          MemoryEntry<?> at(int e) {
-            return table.value(e);
-          }
-        };
-      }
-    };
+  boolean live(int e) {
+    return table.live(e);
   }
 
-  /** Live entries in table order (callers hold the monitor while iterating, as Spark does). */
-  private abstract class Slots<T> implements Iterator<T> {
-    private int e = advance(0);
+  @Override
+  BlockId keyAt(int e) {
+    return table.key(e);
+  }
 
-    abstract T at(int e);
-
-    private int advance(int from) {
-      synchronized (PriorityEntries.this) {
-        int i = from;
-        while (i < table.top() && !table.live(i)) {
-          i++;
-        }
-        return i;
-      }
-    }
-
-    @Override
-    public boolean hasNext() {
-      synchronized (PriorityEntries.this) {
-        return e < table.top();
-      }
-    }
-
-    @Override
-    public T next() {
-      synchronized (PriorityEntries.this) {
-        if (e >= table.top()) {
-          throw new NoSuchElementException();
-        }
-        T r = at(e);
-        e = advance(e + 1);
-        return r;
-      }
-    }
+  @Override
+  MemoryEntry<?> valueAt(int e) {
+    return table.value(e);
   }
 
   /**
