@@ -1,11 +1,17 @@
-"""What spark-lrc costs when there is nothing to gain: no memory pressure, plugin off vs on.
+"""What spark-lrc costs, plugin off vs on: by default with no memory pressure (nothing to gain).
 
     python -m workloads.overhead --workload pagerank --scale 4 --repeat 5 --out results/overhead
+    python -m workloads.overhead --workload mllib --scale 8 --repeat 3 \
+        --variants lru,lru+sidecar --conf spark.memory.fraction=0.0202 --out results/overhead/mllib
 
 Runs on the local mini-cluster (a standalone master and two workers), each run in its own
-process (`workloads.bench.child`). Every repeat runs plugin off, on (lrc) and off again - an A/A
-control, in rotated order - so that drift in machine load hits all three, and the spread of the
-off/off ratios shows how small a difference this machine can resolve at all.
+process (`workloads.bench.child`). Every repeat runs plugin off, each plugin-on variant and off
+again - an A/A control - in rotated order, so that drift in machine load hits all of them, and
+the spread of the off/off ratios shows how small a difference this machine can resolve at all.
+A variant is a policy, optionally `+sidecar` (the brain in a child process of the driver JVM
+instead of the PySpark driver's own interpreter) or `+shim` (the JVM shim without a brain, so
+executors evict in Spark's order): side by side they say whether a cost is the brain sharing the
+application's interpreter, the brain's work, or the shim's.
 Reports the median job time of each, the median of the per-repeat ratios, the plan latency
 (job start seen by the driver -> table published) and the brain's CPU time of the plugin runs.
 """
@@ -23,84 +29,143 @@ from workloads.bench.child import run_child
 from workloads.bench.goals import OVERHEAD
 from workloads.cluster import MiniCluster, spark_env
 
+OFF, OFF_B = "off", "off-b"
+
+
+# what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
+SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"}}
+
+
+def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
+    """`lru+sidecar` -> ("lru", {"spark.lrc.sidecar": "true"}); a bare policy runs the brain
+    where a PySpark driver runs it by default (in-process); `+shim` loads the shim without one."""
+    policy, _, suffix = variant.partition("+")
+    if suffix not in SUFFIXES:
+        raise SystemExit(f"workloads.overhead: unknown variant {variant!r} "
+                         f"(POLICY, POLICY+sidecar or POLICY+shim)")
+    return policy, dict(SUFFIXES[suffix])
+
 
 def measure(workload: str, scale: int, repeat: int, out: Path, workers: int, worker_memory: str,
-            kwargs: dict) -> dict:
+            kwargs: dict, variants: list[str], conf: dict[str, str]) -> dict:
     runs: list[dict] = []
+    order = [OFF, *variants, OFF_B]
     with MiniCluster(workers=workers, worker_memory=worker_memory) as cluster:
         env = spark_env()
         for i in range(repeat):
-            variants = [("off", None), ("lrc", "lrc"), ("off-b", None)]
-            for name, policy in variants[i % 3:] + variants[:i % 3]:
+            k = i % len(order)
+            for name in order[k:] + order[:k]:
+                policy, extra = variant_conf(name) if name not in (OFF, OFF_B) else (None, {})
+                tag = name.replace("+", "-")
                 spec = {"workload": workload, "scale": scale, "kwargs": kwargs, "master": cluster.master_url,
-                        "executors": workers, "conf": cluster.spark_conf(), "policy": policy,
-                        "stats_path": str(out / "work" / f"stats-{i}-{policy}.json") if policy else None}
+                        "executors": workers, "conf": {**cluster.spark_conf(), **conf, **extra},
+                        "policy": policy,
+                        "stats_path": str(out / "work" / f"stats-{i}-{tag}.json") if policy else None}
                 r = run_child(spec, out / "work", timeout=900, env=env)
                 if not r.get("ok"):
                     raise RuntimeError(f"run {i} ({name}) failed: {r.get('error')} (log {r.get('log')})")
                 runs.append({"repeat": i, "plugin": name, "jct_s": r["jct_s"],
                              "checksum": r["checksum"], "stats": r.get("stats")})
-                print(f"  repeat {i} {name:>5}: {r['jct_s']:.2f} s", flush=True)
+                print(f"  repeat {i} {name:>12}: {r['jct_s']:.2f} s", flush=True)
     return summarize(runs)
 
 
 def summarize(runs: list[dict]) -> dict:
-    by = {name: {r["repeat"]: r["jct_s"] for r in runs if r["plugin"] == name}
-          for name in ("off", "lrc", "off-b")}
-    off, on, off_b = by["off"], by["lrc"], by["off-b"]
-    # on vs the mean of the two off runs of the same repeat; the A/A control is off-b / off
-    pairs = [on[i] / ((off[i] + off_b.get(i, off[i])) / 2) for i in sorted(off) if i in on]
+    """Per plugin-on variant: its job time over the mean of the two off runs of the same repeat."""
+    names = list(dict.fromkeys(r["plugin"] for r in runs))
+    by = {name: {r["repeat"]: r["jct_s"] for r in runs if r["plugin"] == name} for name in names}
+    off, off_b = by[OFF], by.get(OFF_B, {})
     control = [off_b[i] / off[i] for i in sorted(off) if i in off_b]
-    lat = [r["stats"]["plan_latency_ms"] for r in runs if r.get("stats")]
-    cpu = [r["stats"].get("brain_cpu_s") for r in runs if r.get("stats")]
+    variants = {}
+    for name in names:
+        if name in (OFF, OFF_B):
+            continue
+        on = by[name]
+        mine = [r["stats"] for r in runs if r["plugin"] == name and r.get("stats")]
+        lat = [s["plan_latency_ms"] for s in mine]
+        cpu = [s.get("brain_cpu_s") for s in mine if s.get("brain_cpu_s") is not None]
+        pairs = [on[i] / ((off[i] + off_b.get(i, off[i])) / 2) for i in sorted(off) if i in on]
+        variants[name] = {
+            "median_on_s": statistics.median(on.values()),
+            "median_pair_ratio": statistics.median(pairs),
+            "pair_ratios": pairs,
+            "brain_cpu_s_median": statistics.median(cpu) if cpu else None,
+            "plan_latency_ms_median_of_runs": statistics.median(
+                x["median"] for x in lat if x["median"] is not None) if lat else None,
+            "plan_latency_ms_p99_max_of_runs": max(
+                (x["p99"] for x in lat if x["p99"] is not None), default=None),
+            "plan_latency_jobs": sum(x["count"] for x in lat),
+        }
     return {
         "runs": runs,
         "checksums_equal": len({r["checksum"] for r in runs}) == 1,
         "median_off_s": statistics.median(list(off.values()) + list(off_b.values())),
-        "median_on_s": statistics.median(on.values()),
-        "median_pair_ratio": statistics.median(pairs),
-        "pair_ratios": pairs,
         "control_ratios": control,
         "control_spread": (max(abs(x - 1) for x in control) if control else None),
-        "brain_cpu_s_median": statistics.median(c for c in cpu if c is not None) if any(
-            c is not None for c in cpu) else None,
-        "plan_latency_ms_median_of_runs": statistics.median(x["median"] for x in lat if x["median"] is not None),
-        "plan_latency_ms_p99_max_of_runs": max(x["p99"] for x in lat if x["p99"] is not None),
-        "plan_latency_jobs": sum(x["count"] for x in lat),
+        "variants": variants,
     }
 
 
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f} ms"
+
+
 def report(res: dict, command: str) -> str:
-    ratio, goal = res["median_pair_ratio"], OVERHEAD["at_most"]
-    return "\n".join([
-        "# Overhead of spark-lrc with no memory pressure (policy lrc vs plugin off)",
+    goal = OVERHEAD["at_most"]
+    variants = res["variants"]
+    conf = res.get("conf") or {}
+    pressure = (", ".join(f"`{k}={v}`" for k, v in conf.items()) if conf
+                else "no memory pressure")
+    lines = [
+        f"# Overhead of spark-lrc, plugin off vs on ({', '.join(variants)}; {pressure})",
         "",
         f"Command: `{command}`",
         "",
-        f"Machine: {machine.describe(res.get('machine', {}))}; each repeat runs off, on, off "
-        f"(rotated), each in a fresh driver process, on the local mini-cluster "
-        f"({res['workers']} workers). Ratios, not seconds, are the result.",
+        f"Machine: {machine.describe(res.get('machine', {}))}; each repeat runs off, "
+        f"{', '.join(variants)}, off (rotated), each in a fresh driver process, on the local "
+        f"mini-cluster ({res['workers']} workers). Ratios, not seconds, are the result.",
         "",
         "| | value |",
         "|---|---|",
         f"| workload | {res['workload']} (scale {res['scale']}) |",
-        f"| runs | {len(res['runs'])} ({len(res['pair_ratios'])} repeats of off, on, off) |",
+        f"| runs | {len(res['runs'])} ({len(res['control_ratios']) or 1} repeats) |",
         f"| median job time, plugin off | {res['median_off_s']:.2f} s |",
-        f"| median job time, plugin on (lrc) | {res['median_on_s']:.2f} s |",
-        f"| **median of per-repeat ratios on / mean(off)** | **{ratio:.3f}** ({(ratio - 1) * 100:+.1f}%; goal <= {goal:+.0%}) |",
-        f"| per-repeat ratios | {', '.join(f'{x:.3f}' for x in res['pair_ratios'])} |",
         f"| A/A control: off-b / off per repeat | {', '.join(f'{x:.3f}' for x in res['control_ratios'])} "
-        f"(largest deviation {res['control_spread'] * 100:.1f}%: differences below that are noise) |",
-        f"| brain CPU time per run (median) | {res['brain_cpu_s_median']} s |",
-        f"| plan latency, median over runs of the per-run median | {res['plan_latency_ms_median_of_runs']:.1f} ms |",
-        f"| plan latency, largest per-run p99 | {res['plan_latency_ms_p99_max_of_runs']:.1f} ms |",
-        f"| jobs planned | {res['plan_latency_jobs']} |",
+        f"(largest deviation {(res['control_spread'] or 0) * 100:.1f}%: differences below that are noise) |",
         f"| checksums equal | {res['checksums_equal']} |",
         "",
-        "Plan latency: from the listener's job-start time (driver JVM) to the moment the Python brain "
-        "has published the table that covers the job's stages.",
+        "| plugin on | median job time | **median of per-repeat ratios on / mean(off)** | "
+        "per-repeat ratios | brain CPU per run (median) | plan latency (median of runs / largest p99) "
+        "| jobs planned |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, v in variants.items():
+        ratio = v["median_pair_ratio"]
+        cpu = "-" if v["brain_cpu_s_median"] is None else f"{v['brain_cpu_s_median']} s"
+        lines.append(
+            f"| {name} | {v['median_on_s']:.2f} s | **{ratio:.3f}** ({(ratio - 1) * 100:+.1f}%; "
+            f"goal <= {goal:+.0%}) | {', '.join(f'{x:.3f}' for x in v['pair_ratios'])} | {cpu} | "
+            f"{_ms(v['plan_latency_ms_median_of_runs'])} / {_ms(v['plan_latency_ms_p99_max_of_runs'])} "
+            f"| {v['plan_latency_jobs']} |")
+    lines += [
         "",
-    ])
+        "Plan latency: from the listener's job-start time (driver JVM) to the moment the Python brain "
+        "has published the table that covers the job's stages. `+sidecar`: the brain runs in a child "
+        "process of the driver JVM instead of the PySpark driver's interpreter; `+shim`: the JVM shim "
+        "without a brain.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _conf(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k.strip():
+            raise SystemExit(f"workloads.overhead: --conf wants KEY=VALUE, got {kv!r}")
+        out[k.strip()] = v.strip()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,17 +173,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workload", default="pagerank")
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--variants", default="lrc",
+                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar or POLICY+shim "
+                         "(default lrc)")
+    ap.add_argument("--conf", action="append", default=[],
+                    help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
+                         "for memory pressure (repeatable)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--worker-memory", default="2g")
     ap.add_argument("--out", default="results/overhead")
     args = ap.parse_args(argv)
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    for v in variants:
+        variant_conf(v)
+    conf = _conf(args.conf)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0, host = time.time(), machine.measure()
-    res = measure(args.workload, args.scale, args.repeat, out, args.workers, args.worker_memory, {})
+    res = measure(args.workload, args.scale, args.repeat, out, args.workers, args.worker_memory, {},
+                  variants, conf)
     host["load_avg_end"] = machine.load_average()
     res.update(workload=args.workload, scale=args.scale, workers=args.workers, wall_s=time.time() - t0,
-               machine=host)
+               machine=host, conf=conf)
     command = "python -m workloads.overhead " + " ".join(sys.argv[1:] if argv is None else argv)
     res["command"] = command
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str))

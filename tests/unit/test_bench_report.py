@@ -232,6 +232,25 @@ def test_overhead_report_reads_its_goal_and_machine(monkeypatch):
     assert "goal <= +6%" in overhead.report(res, "python -m workloads.overhead")
 
 
+def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
+    times = {"off": (10.0, 20.0), "lru": (11.0, 21.0), "lru+sidecar": (10.0, 22.0), "off-b": (10.0, 20.0)}
+    runs = [{"repeat": i, "plugin": name, "jct_s": t[i], "checksum": "c", "stats": None}
+            for i in range(2) for name, t in times.items()]
+    res = overhead.summarize(runs)
+    assert list(res["variants"]) == ["lru", "lru+sidecar"]
+    assert res["variants"]["lru"]["pair_ratios"] == [1.1, 1.05]
+    assert res["variants"]["lru+sidecar"]["pair_ratios"] == [1.0, 1.1]
+    assert overhead.variant_conf("lru+sidecar") == ("lru", {"spark.lrc.sidecar": "true"})
+    assert overhead.variant_conf("lrc") == ("lrc", {})
+    assert overhead.variant_conf("lru+shim") == ("lru", {"spark.lrc.brain": "false"})
+    with pytest.raises(SystemExit, match="unknown variant"):
+        overhead.variant_conf("lru+gpu")
+    md = overhead.report({**res, "workload": "mllib", "scale": 8, "workers": 2,
+                          "conf": {"spark.memory.fraction": "0.02"}}, "cmd")
+    assert "(lru, lru+sidecar; `spark.memory.fraction=0.02`)" in md
+    assert "| lru+sidecar | 16.00 s | **1.050**" in md
+
+
 # ---------------------------------------------------------------- unlimited memory, bound
 def _unl(w, rep, jct, checksum="ok"):
     r = _run(w, "unlimited", None, rep, jct, checksum=checksum)
