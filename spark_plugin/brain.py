@@ -53,6 +53,8 @@ class Brain:
         self._start_plans()
         self._dirty = False  # events applied since the last publish
         self._cpu_s = 0.0
+        self.batches = 0  # drains that brought events (each a py4j round trip) ...
+        self.events = 0  # ... and the events they brought
         self._last_publish = 0.0
         self._last_metrics = 0.0
         self._lock = threading.RLock()  # the state below; held while applying a batch
@@ -108,7 +110,8 @@ class Brain:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in())
+                self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in(),
+                          linger_ms=self.settings.batch_ms)
                 self._cpu_s = time.thread_time()  # this thread's CPU so far (the brain's cost)
                 if time.monotonic() - self._last_metrics >= self._METRICS_EVERY_S:
                     self._check_dropped()
@@ -172,16 +175,20 @@ class Brain:
 
     _IDLE_WAIT_MS = 200  # longest block in the JVM: bounds how long close() waits for the thread
 
-    def step(self, wait_ms: int = 0, force: bool = False) -> int:
-        """Drain one batch (waiting up to `wait_ms` for a first event), apply it, and publish
-        what changed: plans of new jobs at once, count changes at most every publishMs.
+    def step(self, wait_ms: int = 0, force: bool = False, linger_ms: int = 0) -> int:
+        """Drain one batch (waiting up to `wait_ms` for a first event, and within that until the
+        oldest has waited `linger_ms` unless a job start comes), apply it, and publish what
+        changed: plans of new jobs at once, count changes at most every publishMs.
         Returns the number of events.
 
         One consumer at a time: a caller drains only after the previous batch has been applied,
         so events are applied in the order Spark emitted them, whichever thread calls."""
         with self._consume:
-            lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)))
+            lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)), linger_ms=linger_ms)
             with self._lock:
+                if lines:
+                    self.batches += 1
+                    self.events += len(lines)
                 for line in lines:
                     self._handle(line)
                 self._dirty = self._dirty or bool(lines)
@@ -452,7 +459,7 @@ class Brain:
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 last_fallback=self.last_fallback, resyncs=self.resyncs,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
-                brain_cpu_s=round(self._cpu_s, 3),
+                brain_cpu_s=round(self._cpu_s, 3), events=self.events, event_batches=self.batches,
                 negative_decrements=self.planner.refs.negative_decrements,
                 gpus=gpus_of(self.executors), **extra)
 

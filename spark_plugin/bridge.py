@@ -65,9 +65,10 @@ class JvmBridge:
         """A sidecar brain (a child process of the driver JVM) owns this application's tables."""
         return bool(self._j.sidecarRunning())
 
-    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
-        """Buffered events; with `wait_ms`, block that long in the JVM while none arrived."""
-        return drain_lines(lambda n, w: self._j.drainWait(n, w) if w else self._j.drain(n),
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
+        """Buffered events; with `wait_ms`, block up to that long in the JVM while none arrived,
+        and within it until the oldest has waited `linger_ms` (a job start ends that at once)."""
+        return drain_lines(lambda n, w: self._j.drainWait(n, w, linger_ms) if w else self._j.drain(n),
                            max_events, wait_ms)
 
     def describe_stages(self, stage_ids: list[int]) -> str:

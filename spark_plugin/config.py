@@ -140,9 +140,14 @@ KEYS: tuple[Key, ...] = (
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
     Key("spark.lrc.publishMs", "0", _non_negative_int,
         "Reference-count changes reach the table at most this often; 0: after every batch of "
-        "events the brain takes (batches grow by themselves under load; only the changed "
-        "partitions are sent). Plans of new jobs are published at once. The brain blocks in the "
-        "JVM while no events arrive, so an idle driver spends no CPU on it."),
+        "events the brain takes (see batchMs; only the changed partitions are sent). Plans of "
+        "new jobs are published at once."),
+    Key("spark.lrc.batchMs", "25", _non_negative_int,
+        "Events wait in the driver JVM's buffer until the oldest has waited this long, and the "
+        "brain takes them as one batch (each batch costs a py4j round trip on both sides); job "
+        "starts (their plans) and, under a count-based policy, task ends (their counts) end the "
+        "wait at once; 0: every event at once. The brain blocks in the JVM while no events "
+        "arrive, so an idle driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
     Key("spark.lrc.forceInstallFailure", "false", _bool,

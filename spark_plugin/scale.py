@@ -116,7 +116,7 @@ class CountingBridge:
         self.sent: list[tuple[int, str, str]] = []  # (version, arrays, stages) when recording
         self.record = False
 
-    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
         out, self.pending = self.pending[:self.batch], self.pending[self.batch:]
         return out
 

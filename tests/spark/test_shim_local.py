@@ -107,6 +107,42 @@ def test_an_event_longer_than_a_drain_reply_arrives_whole(spark):
     assert len(start["stages"][0]["rdds"]) > 150
 
 
+
+def test_a_lingering_drain_holds_events_for_a_batch_but_not_a_job_start(spark):
+    """`drainWait(max, wait, linger)`: events wait in the buffer until the oldest has waited
+    `linger` (or `wait` ends), so the brain takes them in fewer py4j round trips; a job start
+    ends the wait at once (executors wait for its plan)."""
+    sc, b = spark.sparkContext, bridge(spark)
+    bus = sc._jsc.sc().listenerBus()
+    a = sc.parallelize(range(4), 2).cache()
+    a.count()
+    bus.waitUntilEmpty()
+    Events(spark).clear()
+    a.unpersist(blocking=True)  # an unpersist and block removals: no job start
+    bus.waitUntilEmpty()
+    t0 = time.monotonic()
+    held = b.drainWait(10_000, 1_500, 60_000)
+    waited = time.monotonic() - t0
+    assert '"e":"unpersist"' in held
+    assert waited >= 1.4, waited  # buffered events did not end the wait: linger, then `wait`
+    a.cache().count()  # cached again, then unpersisted: a lingering batch is buffered again
+    bus.waitUntilEmpty()
+    Events(spark).clear()
+    a.unpersist(blocking=True)
+    bus.waitUntilEmpty()
+    out: list = []
+    drainer = threading.Thread(target=lambda: out.append((b.drainWait(10_000, 60_000, 60_000),
+                                                          time.monotonic())))
+    drainer.start()
+    time.sleep(0.2)  # the drain is lingering on the unpersist's events (60 s)
+    t0 = time.monotonic()
+    assert sc.parallelize(range(2), 1).count() == 2  # its job start ends the wait
+    drainer.join(timeout=30)
+    assert out, "a job start did not end a lingering drain"
+    text, returned = out[0]
+    assert '"e":"unpersist"' in text and '"e":"job_start"' in text
+    assert returned - t0 < 30
+
 def test_events_carry_dag_deps_tasks_blocks_and_cache_activity(spark):
     sc = spark.sparkContext
     ev = Events(spark)

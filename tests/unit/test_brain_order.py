@@ -18,7 +18,7 @@ class CountingBridge:
         self.drains = 0
         self._mutex = threading.Lock()
 
-    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
         with self._mutex:
             self.drains += 1
             n = self.drains
@@ -53,7 +53,7 @@ def test_a_second_step_waits_until_the_first_batch_is_applied():
 
 def test_sync_applies_everything_buffered():
     class Finite(CountingBridge):
-        def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+        def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
             return super().drain() if self.drains < 5 else []
 
     bridge = Finite()

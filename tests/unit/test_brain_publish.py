@@ -24,7 +24,7 @@ class RecordingBridge:
         self.pending: list[str] = []
         self.published: list[tuple[int, str, str]] = []
 
-    def drain(self, max_events: int = 10_000, wait_ms: int = 0) -> list[str]:
+    def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
         out, self.pending = self.pending, []
         return out
 

@@ -14,6 +14,13 @@ final class EventBuffer {
   private static final Set<Integer> ACTIVE_JOBS = new HashSet<>();
   /** When the brain last drained (System.nanoTime), or the first event since waits (reset). */
   private static long lastDrainNs = System.nanoTime();
+  /** When the oldest buffered line arrived (System.nanoTime; meaningless while empty). */
+  private static long oldestNs = System.nanoTime();
+  /** A buffered line ends a lingering drain at once (a job start); cleared when emptied. */
+  private static boolean urgent = false;
+  /** Task ends are urgent too: under a count-based policy each moves reference counts, which
+   * executors should have before the next tasks evict (not under lru: no count is published). */
+  private static volatile boolean taskEndsUrgent = true;
   /**
    * Most characters one drain returns. py4j writes a reply through an 8 KiB BufferedWriter: a
    * longer one leaves the socket in two writes, and Nagle's algorithm holds the second until
@@ -28,23 +35,48 @@ final class EventBuffer {
 
   /** A new application: empty buffer, new capacity. */
   static void reset(int newCapacity) {
+    reset(newCapacity, true);
+  }
+
+  /** A new application under {@code policy}: whether its task ends are urgent (see above). */
+  static void reset(int newCapacity, String policy) {
+    reset(newCapacity, !"lru".equals(String.valueOf(policy).trim().toLowerCase()));
+  }
+
+  private static void reset(int newCapacity, boolean urgentTaskEnds) {
     synchronized (LOCK) {
+      taskEndsUrgent = urgentTaskEnds;
       LINES.clear();
       ACTIVE_JOBS.clear();
       Described.reset();
       dropped = 0;
+      urgent = false;
       lastDrainNs = System.nanoTime();
       capacity = Math.max(1, newCapacity);
     }
   }
 
   static void add(String jsonLine) {
+    add(jsonLine, false);
+  }
+
+  static boolean taskEndsUrgent() {
+    return taskEndsUrgent;
+  }
+
+  /** {@code urgent}: the brain must see it now (a job start: executors wait for its plan),
+   * not at the end of a lingering drain's batch. */
+  static void add(String jsonLine, boolean urgentLine) {
     synchronized (LOCK) {
       if (LINES.size() >= capacity) {
         dropped++;
       } else {
+        if (LINES.isEmpty()) {
+          oldestNs = System.nanoTime();
+        }
         LINES.addLast(jsonLine);
-        if (LINES.size() == 1) {
+        urgent |= urgentLine;
+        if (LINES.size() == 1 || urgentLine) {
           LOCK.notifyAll();
         }
       }
@@ -82,25 +114,36 @@ final class EventBuffer {
   }
 
   static String drain(int max) {
-    return drain(max, 0);
+    return drain(max, 0, 0);
   }
 
   /**
    * Like {@link #drain(int)}, but waits up to {@code waitMs} for a first event when the buffer is
-   * empty: the brain blocks here instead of polling, so an idle driver spends no CPU on it.
+   * empty: the brain blocks here instead of polling, so an idle driver spends no CPU on it. Then,
+   * within the same {@code waitMs}, lets the batch grow until its oldest line has waited
+   * {@code lingerMs}, unless a job start arrives or {@code max} lines are there: each drain is a
+   * py4j round trip (~0.2 ms of the brain's CPU and as much of the JVM's), and on a job of short
+   * tasks, events one at a time made them the brain's largest cost.
    */
-  static String drain(int max, long waitMs) {
+  static String drain(int max, long waitMs, long lingerMs) {
     StringBuilder b = new StringBuilder();
     synchronized (LOCK) {
       lastDrainNs = System.nanoTime();
       long deadline = System.nanoTime() + waitMs * 1_000_000L;
-      while (LINES.isEmpty() && waitMs > 0) {
-        long left = (deadline - System.nanoTime()) / 1_000_000L;
-        if (left <= 0) {
+      while (waitMs > 0) {
+        long until = deadline;
+        if (!LINES.isEmpty()) {
+          if (urgent || LINES.size() >= max) {
+            break;
+          }
+          until = Math.min(deadline, oldestNs + lingerMs * 1_000_000L);
+        }
+        long leftNs = until - System.nanoTime();
+        if (leftNs <= 0) {
           break;
         }
         try {
-          LOCK.wait(left);
+          LOCK.wait(Math.max(1, leftNs / 1_000_000L));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           break;
@@ -122,6 +165,9 @@ final class EventBuffer {
         }
         b.append(LINES.pollFirst());
         n++;
+      }
+      if (LINES.isEmpty()) {
+        urgent = false;
       }
     }
     return b.toString();

@@ -63,9 +63,11 @@ public final class LrcBridge {
     return EventBuffer.drain(max);
   }
 
-  /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered. */
-  public static String drainWait(int max, long waitMs) {
-    return EventBuffer.drain(max, waitMs);
+  /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered, and
+   * within that lets the batch grow while its oldest event has waited less than
+   * {@code lingerMs} (a job start, or {@code max} events, end that at once). */
+  public static String drainWait(int max, long waitMs, long lingerMs) {
+    return EventBuffer.drain(max, waitMs, lingerMs);
   }
 
   /** The wire names of every event type the shim can emit, comma-separated. */

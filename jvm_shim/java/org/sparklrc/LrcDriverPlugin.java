@@ -44,7 +44,8 @@ public final class LrcDriverPlugin implements DriverPlugin {
       Settings settings = Settings.fromConf(sc.conf());
       forExecutors = settings.asMap();
       this.sc = sc;
-      EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE));
+      EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE),
+          settings.get(Settings.POLICY));
       Lineage.resetCache();
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();

@@ -68,10 +68,15 @@ public class LrcListener extends SparkListener {
 
   /** Buffers the event {@code line} makes (null: nothing to record); never throws. */
   private static void record(String what, Supplier<String> line) {
+    record(what, line, false);
+  }
+
+  /** {@code urgent}: wakes the brain at once (see EventBuffer#add). */
+  private static void record(String what, Supplier<String> line, boolean urgent) {
     try {
       String event = line.get();
       if (event != null) {
-        EventBuffer.add(event);
+        EventBuffer.add(event, urgent);
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("listener." + what, "spark-lrc: could not record " + what, t);
@@ -100,7 +105,7 @@ public class LrcListener extends SparkListener {
           stages);
       Described.sent(order, rddOrder); // only once the line exists (a failure sends nothing)
       return line;
-    });
+    }, true);
   }
 
   /** A stage's description; its RDDs described before with the same text go by id only. */
@@ -160,7 +165,7 @@ public class LrcListener extends SparkListener {
   public void onTaskEnd(SparkListenerTaskEnd e) {
     record("a task end", () -> Events.taskEnd(e.stageId(), e.stageAttemptId(),
         e.taskInfo().partitionId(), e.taskInfo().executorId(), e.taskInfo().taskId(),
-        e.taskInfo().successful(), e.taskInfo().duration()));
+        e.taskInfo().successful(), e.taskInfo().duration()), EventBuffer.taskEndsUrgent());
   }
 
   @Override

@@ -19,6 +19,7 @@ import scala.Tuple2;
 final class Settings {
   static final String DEFAULTS = "lrc-defaults.properties";
   static final String PREFIX = "spark.lrc.";
+  static final String POLICY = "spark.lrc.policy";
   static final String BUFFER_SIZE = "spark.lrc.bufferSize";
   static final String TABLE_WAIT_MS = "spark.lrc.tableWaitMs";
   static final String BRAIN_TIMEOUT_MS = "spark.lrc.brainTimeoutMs";
