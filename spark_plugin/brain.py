@@ -177,7 +177,8 @@ class Brain:
 
     def step(self, wait_ms: int = 0, force: bool = False, linger_ms: int = 0) -> int:
         """Drain one batch (waiting up to `wait_ms` for a first event, and within that until the
-        oldest has waited `linger_ms` unless a job start comes), apply it, and publish what
+        oldest has waited `linger_ms` unless an urgent one comes: a job start, a task end under
+        a count-based policy), apply it, and publish what
         changed: plans of new jobs at once, count changes at most every publishMs.
         Returns the number of events.
 

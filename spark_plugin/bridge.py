@@ -67,7 +67,8 @@ class JvmBridge:
 
     def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
         """Buffered events; with `wait_ms`, block up to that long in the JVM while none arrived,
-        and within it until the oldest has waited `linger_ms` (a job start ends that at once)."""
+        and within it until the oldest has waited `linger_ms` (urgent events end that at once:
+        see `spark.lrc.batchMs`)."""
         return drain_lines(lambda n, w: self._j.drainWait(n, w, linger_ms) if w else self._j.drain(n),
                            max_events, wait_ms)
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from workloads.bench import machine
 from workloads.bench.child import run_child
+from workloads.bench.cli import parse_conf, parse_list
 from workloads.bench.goals import OVERHEAD
 from workloads.cluster import MiniCluster, spark_env
 
@@ -158,16 +159,6 @@ def report(res: dict, command: str) -> str:
     return "\n".join(lines)
 
 
-def _conf(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for kv in pairs:
-        k, sep, v = kv.partition("=")
-        if not sep or not k.strip():
-            raise SystemExit(f"workloads.overhead: --conf wants KEY=VALUE, got {kv!r}")
-        out[k.strip()] = v.strip()
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="workloads.overhead", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workload", default="pagerank")
@@ -183,10 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker-memory", default="2g")
     ap.add_argument("--out", default="results/overhead")
     args = ap.parse_args(argv)
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    variants = parse_list(args.variants)
     for v in variants:
         variant_conf(v)
-    conf = _conf(args.conf)
+    conf = parse_conf(args.conf)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0, host = time.time(), machine.measure()

@@ -245,6 +245,8 @@ def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
     assert overhead.variant_conf("lru+shim") == ("lru", {"spark.lrc.brain": "false"})
     with pytest.raises(SystemExit, match="unknown variant"):
         overhead.variant_conf("lru+gpu")
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        overhead.main(["--conf", "spark.memory.fraction"])
     md = overhead.report({**res, "workload": "mllib", "scale": 8, "workers": 2,
                           "conf": {"spark.memory.fraction": "0.02"}}, "cmd")
     assert "(lru, lru+sidecar; `spark.memory.fraction=0.02`)" in md

@@ -82,9 +82,12 @@ def parse_kwargs(items: Iterable[str]) -> dict[str, dict[str, Any]]:
 
 
 def parse_conf(items: Iterable[str]) -> dict[str, str]:
+    """`--conf KEY=VALUE` flags -> a dict; anything else is a usage error naming it."""
     out = {}
     for item in items:
-        k, _, v = item.partition("=")
+        k, sep, v = item.partition("=")
+        if not sep or not k.strip():
+            raise SystemExit(f"--conf wants KEY=VALUE, got {item!r}")
         out[k.strip()] = v.strip()
     return out
 

@@ -33,19 +33,11 @@ final class EventBuffer {
 
   private EventBuffer() {}
 
-  /** A new application: empty buffer, new capacity. */
-  static void reset(int newCapacity) {
-    reset(newCapacity, true);
-  }
-
-  /** A new application under {@code policy}: whether its task ends are urgent (see above). */
+  /** A new application under {@code policy}: empty buffer, new capacity, and whether its task
+   * ends are urgent (see above). */
   static void reset(int newCapacity, String policy) {
-    reset(newCapacity, !"lru".equals(String.valueOf(policy).trim().toLowerCase()));
-  }
-
-  private static void reset(int newCapacity, boolean urgentTaskEnds) {
     synchronized (LOCK) {
-      taskEndsUrgent = urgentTaskEnds;
+      taskEndsUrgent = !"lru".equals(String.valueOf(policy).trim().toLowerCase());
       LINES.clear();
       ACTIVE_JOBS.clear();
       Described.reset();
@@ -64,8 +56,8 @@ final class EventBuffer {
     return taskEndsUrgent;
   }
 
-  /** {@code urgent}: the brain must see it now (a job start: executors wait for its plan),
-   * not at the end of a lingering drain's batch. */
+  /** {@code urgentLine}: the brain must see it now, not at the end of a lingering drain's
+   * batch (a job start: executors wait for its plan; a task end under a count-based policy). */
   static void add(String jsonLine, boolean urgentLine) {
     synchronized (LOCK) {
       if (LINES.size() >= capacity) {
@@ -121,7 +113,7 @@ final class EventBuffer {
    * Like {@link #drain(int)}, but waits up to {@code waitMs} for a first event when the buffer is
    * empty: the brain blocks here instead of polling, so an idle driver spends no CPU on it. Then,
    * within the same {@code waitMs}, lets the batch grow until its oldest line has waited
-   * {@code lingerMs}, unless a job start arrives or {@code max} lines are there: each drain is a
+   * {@code lingerMs}, unless an urgent line (see add) or {@code max} lines are there: each drain is a
    * py4j round trip (~0.2 ms of the brain's CPU and as much of the JVM's), and on a job of short
    * tasks, events one at a time made them the brain's largest cost.
    */

@@ -65,7 +65,8 @@ public final class LrcBridge {
 
   /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered, and
    * within that lets the batch grow while its oldest event has waited less than
-   * {@code lingerMs} (a job start, or {@code max} events, end that at once). */
+   * {@code lingerMs} (a job start, a task end under a count-based policy, or {@code max}
+   * events, end that at once). */
   public static String drainWait(int max, long waitMs, long lingerMs) {
     return EventBuffer.drain(max, waitMs, lingerMs);
   }

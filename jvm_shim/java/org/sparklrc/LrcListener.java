@@ -42,7 +42,9 @@ public class LrcListener extends SparkListener {
   /** For {@code spark.extraListeners}. */
   public LrcListener(SparkConf conf) {
     if (!Settings.pluginConfigured(conf)) { // else LrcDriverPlugin.init already reset the buffer
-      EventBuffer.reset((int) Settings.fromConf(conf).getLong(Settings.BUFFER_SIZE));
+      Settings settings = Settings.fromConf(conf);
+      EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE),
+          settings.get(Settings.POLICY));
     }
   }
 
