@@ -447,3 +447,14 @@ def test_a_failed_run_shows_its_innermost_cause_and_starved_execution_memory(res
     md = (tmp_path / "report.md").read_text()
     assert "SparkOutOfMemoryError: [UNABLE_TO_ACQUIRE_MEMORY]" in md
     assert "Execution memory ran out in pagerank" in md
+
+
+def test_report_rows_only_at_the_fractions_a_workload_ran(res):
+    """Merged parts at other fractions (zip at 0.3 only): no empty pagerank row at 0.3, no zip row
+    at 0.5, in every per-cell table."""
+    res["runs"] += [_run("zip", p, 0.3, 0, t) for p, t in (("lru", 30.0), ("lrc", 10.0))]
+    res["settings"]["cache_fractions"] = [0.3, 0.5]
+    assert stats.fractions_run(res["runs"], "pagerank", [0.3, 0.5]) == [0.5]
+    md = report.report_markdown(res)
+    assert "| pagerank | 0.5 |" in md and "| zip | 0.3 |" in md
+    assert "| pagerank | 0.3 |" not in md and "| zip | 0.5 |" not in md

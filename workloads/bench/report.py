@@ -10,7 +10,7 @@ from pathlib import Path
 
 from workloads.bench import goals, machine
 from workloads.bench.stats import (NOISE_RATIO, UNLIMITED, bound_of, claim_holds, closed_share,
-                                   fidelity, fkey,
+                                   fidelity, fkey, fractions_run,
                                    hit_distance_to_bound, median_jct, median_of, ok_runs, select,
                                    sim_row, speedup, unlimited_times)
 from workloads.bench.store import read_results
@@ -74,6 +74,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     runs, sim, cal = res.get("runs", []), res.get("sim", []), res.get("calibration", {})
     st = res.get("settings", {})
     wls, pols, fracs = st.get("workloads", []), st.get("policies", []), st.get("cache_fractions", [])
+    fr = {w: fractions_run(runs, w, fracs) for w in wls}
     failed = [r for r in runs if r.get("status", "ok") != "ok"]
     L: list[str] = ["# spark-lrc benchmark: LRU vs DAG-aware eviction", ""]
     if failed:
@@ -131,7 +132,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     L += ["| workload | F | " + " | ".join(others) + " | min-bound (sim, est.) |",
           "|---|---|" + "---|" * (len(others) + 1)]
     for w in wls:
-        for f in fracs:
+        for f in fr[w]:
             cells = []
             for p in others:
                 s = speedup(runs, w, p, f)
@@ -150,7 +151,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     how = {}
     for w in wls:
         t_unl, how[w] = _unlimited(runs, cal, w)
-        for f in fracs:
+        for f in fr[w]:
             cells = [_f(median_jct(runs, w, p, f)) for p in pols]
             L.append(f"| {w} | {fkey(f)} | " + " | ".join(cells) + f" | {_f(t_unl)} |")
     single = [w for w, h in how.items() if h.startswith("the calibration")]
@@ -174,7 +175,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
           "|---|---|---|" + "---|" * (len(others) + 1 + len(pols))]
     any_bound = False
     for w in wls:
-        for f in fracs:
+        for f in fr[w]:
             cs = {p: closed_share(runs, cal.get(w), w, p, f) for p in others}
             iv = next((c["lru_over_unlimited"] for c in cs.values() if c), None)
             if iv is None:
@@ -202,7 +203,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
           "", "| workload | F | " + " | ".join(f"{p} hit / eff." for p in pols) + " | min hit / eff. (sim) |",
           "|---|---|" + "---|" * (len(pols) + 1)]
     for w in wls:
-        for f in fracs:
+        for f in fr[w]:
             cells = []
             for p in pols:
                 h = median_of(runs, "hit_ratio", w, p, f)
@@ -216,7 +217,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
     L.append("")
 
     # ---- fidelity: each run against the simulator's replay of its own trace
-    fid = [(w, f, p, fidelity(runs, w, p, f)) for w in wls for f in fracs for p in pols]
+    fid = [(w, f, p, fidelity(runs, w, p, f)) for w in wls for f in fr[w] for p in pols]
     fid = [x for x in fid if x[3]]
     if fid:
         L += ["## Live vs the replay of the same run", "",
@@ -236,7 +237,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
           "| workload | F | policy | evictions | misses (recomputed or re-read partitions) | "
           "plan latency median / p99 (ms) | evictions per RDD (last repeat) |", "|---|---|---|---|---|---|---|"]
     for w in wls:
-        for f in fracs:
+        for f in fr[w]:
             for p in pols:
                 rs = ok_runs(select(runs, w, p, f))
                 if not rs:
@@ -260,7 +261,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
               "| workload | F | policy | job time (s) | executor run time (s) | CPU (s) | GC (s) | "
               "spilled memory / disk (MB) | shuffle write (MB) | tasks |", "|---|---|---|---|---|---|---|---|---|---|"]
         for w in wls:
-            for f, p in [(None, UNLIMITED)] + [(f, p) for f in fracs for p in pols]:
+            for f, p in [(None, UNLIMITED)] + [(f, p) for f in fr[w] for p in pols]:
                 rs = [r for r in met if r["workload"] == w and r["policy"] == p
                       and (f is None or (r.get("cache_fraction") is not None
                                          and abs(r["cache_fraction"] - f) < 1e-9))]

@@ -12,6 +12,12 @@ def fkey(f: float) -> str:
     return f"{f:g}"
 
 
+def fractions_run(runs: list[dict], workload: str, fractions: list[float]) -> list[float]:
+    """The cache fractions (of ``fractions``) at which ``workload`` has runs: after a --merge of
+    parts run at different fractions, a workload's tables show only the fractions it ran at."""
+    return [f for f in fractions if select(runs, workload, fraction=f)]
+
+
 def ok_runs(runs: list[dict]) -> list[dict]:
     return [r for r in runs if r.get("status", "ok") == "ok" and r.get("jct_s") is not None]
 
