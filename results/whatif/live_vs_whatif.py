@@ -15,25 +15,21 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from workloads.bench.stats import ok_runs, select, unlimited_times
 
-def live_cells(bench: dict, workload: str | None) -> dict:
-    """(fraction, policy) -> the live runs' hit ratios, job times, storage bytes per executor."""
+
+def live_cells(bench: dict, workload: str) -> dict:
+    """(fraction, policy) -> the live runs' hit ratios, job times, storage bytes per executor:
+    the runs the benchmark report counts (`stats.ok_runs`: reference checksum), plugin on."""
     cells: dict = defaultdict(lambda: {"hit": [], "jct": [], "bytes": []})
-    for r in bench.get("runs", []):
-        if not r.get("ok") or r.get("cache_fraction") is None or r.get("policy") in (None, "plain"):
-            continue
-        if workload and r["workload"] != workload:
+    for r in ok_runs(select(bench.get("runs", []), workload)):
+        if r.get("cache_fraction") is None or r["policy"] == "plain":
             continue
         c = cells[(float(r["cache_fraction"]), r["policy"])]
         c["hit"].append(r.get("hit_ratio"))
         c["jct"].append(r["jct_s"])
         c["bytes"].append(r.get("storage_bytes_per_executor"))
     return cells
-
-
-def unlimited_live(bench: dict, workload: str | None) -> list[float]:
-    return [r["jct_s"] for r in bench.get("runs", []) if r.get("ok") and r.get("cache_fraction") is None
-            and (not workload or r["workload"] == workload)]
 
 
 def _is_fraction(size) -> bool:
@@ -44,7 +40,7 @@ def _is_fraction(size) -> bool:
         return False
 
 
-def table(bench: dict, whatif: dict, workload: str | None = None) -> str:
+def table(bench: dict, whatif: dict, workload: str) -> str:
     cells = live_cells(bench, workload)
     by_frac: dict = {}
     by_bytes: dict = {}
@@ -74,12 +70,13 @@ def table(bench: dict, whatif: dict, workload: str | None = None) -> str:
         lines.append(f"| {f:g} | {policy} | {hits} | {wh} | {med:.1f} [{min(c['jct']):.1f}-"
                      f"{max(c['jct']):.1f}] | {est:.1f} | {est / med:.2f} |" if est else
                      f"| {f:g} | {policy} | {hits} | {wh} | {med:.1f} | - | - |")
-    unl = unlimited_live(bench, workload)
+    unl, how = unlimited_times(bench.get("runs", []), bench.get("calibration", {}).get(workload), workload)
     lines.append("")
-    lines.append(f"Unlimited memory: live median {statistics.median(unl):.1f} s ({len(unl)} runs), "
-                 f"what-if {whatif.get('unlimited_est_runtime', float('nan')):.1f} s."
-                 if unl else f"Unlimited memory: what-if {whatif.get('unlimited_est_runtime', 0):.1f} s "
-                             "(no live unlimited-memory runs in BENCH_DIR).")
+    lines.append(f"Unlimited memory: live median {statistics.median(unl):.1f} s ({len(unl)} "
+                 f"{'runs' if how == 'runs' else 'calibration run'}), what-if "
+                 f"{whatif.get('unlimited_est_runtime', float('nan')):.1f} s." if unl else
+                 f"Unlimited memory: what-if {whatif.get('unlimited_est_runtime', float('nan')):.1f} s "
+                 "(no live unlimited-memory run in BENCH_DIR).")
     return "\n".join(lines)
 
 
@@ -91,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     bench = json.loads((Path(a.bench_dir) / "results.json").read_text())
     whatif = json.loads((Path(a.whatif_dir) / "results.json").read_text())
-    print(table(bench, whatif, a.workload))
+    workloads = bench.get("settings", {}).get("workloads", [])
+    if not a.workload and len(workloads) != 1:
+        ap.error(f"BENCH_DIR has workloads {workloads}: name one with --workload")
+    print(table(bench, whatif, a.workload or workloads[0]))
     return 0
 
 

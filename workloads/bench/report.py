@@ -262,9 +262,7 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
               "spilled memory / disk (MB) | shuffle write (MB) | tasks |", "|---|---|---|---|---|---|---|---|---|---|"]
         for w in wls:
             for f, p in [(None, UNLIMITED)] + [(f, p) for f in fr[w] for p in pols]:
-                rs = [r for r in met if r["workload"] == w and r["policy"] == p
-                      and (f is None or (r.get("cache_fraction") is not None
-                                         and abs(r["cache_fraction"] - f) < 1e-9))]
+                rs = select(met, w, p, f)  # f None: the unlimited runs (no fraction)
                 if not rs:
                     continue
 
