@@ -31,7 +31,8 @@ class CompiledTrace:
                 access.extend(reads)
                 access.extend(creates)
                 ex = int(e.executor) if e.executor is not None and e.executor.isdigit() else -1
-                self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s))
+                self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s,
+                                    e.exec_bytes or 0))
             else:
                 self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
         self.total_bytes = sum(self._size(b) for b in self.blocks)
@@ -47,8 +48,12 @@ class CompiledTrace:
         self.cost = [dag.recompute_cost(b) for b in self.blocks]
         self.lineage_cost = [dag.lineage_cost(b) for b in self.blocks]
         self.events = [ev if ev[0] != 2 or ev[6] is not None else
-                       ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], ALL),)
+                       ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], ALL),
+                                 ev[7])
                        for ev in self.events]
+        # tasks claim execution memory from the cache (lrc.execmem); the replay models it
+        self.max_claim = max((ev[7] for ev in self.events if ev[0] == 2), default=0)
+        self.exec_claims = self.max_claim > 0
         self.job_rdds = {j.id: dag.lineage_rdds(dag.stages[s].rdd_id for s in j.stage_ids)
                          for j in dag.jobs.values()}
         self.access = np.asarray(access, dtype=np.int64)

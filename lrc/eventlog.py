@@ -121,6 +121,8 @@ class _Parser:
         self.ever_cached: dict[int, str] = {}
         self.info_sizes: dict[int, tuple[int, int]] = {}  # rdd -> (bytes, cached partitions)
         self.cores: list[int] = []
+        self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager, on heap)
+        self.storage_fraction: float | None = None  # spark.memory.storageFraction, when set
         self.gpus: dict[int, float] = {}  # resource profile -> GPUs per task (stage-level)
         self.skipped: Counter = Counter()
         self._logged = 0
@@ -231,13 +233,19 @@ class _Parser:
         if not 0 <= dur <= MAX_DURATION_MS:
             raise FieldError(f"task duration {dur} ms (Finish Time - Launch Time) is out of range")
         executor = str_field(ti, "Executor ID")
-        nbytes = 0
+        nbytes, claim = 0, None
         tm = e.get("Task Metrics")
-        if isinstance(tm, dict) and isinstance(tm.get("Input Metrics"), dict):
-            v = tm["Input Metrics"].get("Bytes Read", 0)
+        if isinstance(tm, dict):
+            if isinstance(tm.get("Input Metrics"), dict):
+                v = tm["Input Metrics"].get("Bytes Read", 0)
+                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES:
+                    nbytes = v
+            # Spark 4's pool allocation peak (lrc.execmem); older logs have none
+            v = tm.get("Peak On Heap Execution Memory")
             if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES:
-                nbytes = v
-        self.events.append(Event.task(sid, part, executor=executor, duration_s=dur / 1000))
+                claim = v
+        self.events.append(Event.task(sid, part, executor=executor, duration_s=dur / 1000,
+                                      exec_bytes=claim))
         self.task_bytes.append(nbytes)
         self.out.executors.add(executor)
 
@@ -270,6 +278,22 @@ class _Parser:
         if isinstance(info, dict) and "Total Cores" in info:
             self.cores.append(int_field(info, "Total Cores", 1, 1 << 20))
 
+    def block_manager(self, e: dict) -> None:
+        bm = get_field(e, "Block Manager ID")
+        key = "Maximum Onheap Memory" if "Maximum Onheap Memory" in e else "Maximum Memory"
+        self.memory[str_field(bm, "Executor ID")] = int_field(e, key, 0, MAX_BYTES)
+
+    def environment(self, e: dict) -> None:
+        v = (get_field(e, "Spark Properties") or {}).get("spark.memory.storageFraction")
+        if v is not None:
+            try:
+                sf = float(v)
+            except (TypeError, ValueError):
+                raise FieldError(f"spark.memory.storageFraction {v!r} is not a number"[:200]) from None
+            if not 0 <= sf < 1:
+                raise FieldError(f"spark.memory.storageFraction {v!r} is not in [0, 1)"[:200])
+            self.storage_fraction = sf
+
     def resource_profile(self, e: dict) -> None:
         self.gpus[int_field(e, "Resource Profile Id")] = gpus_per_task(e)
 
@@ -286,6 +310,8 @@ class _Parser:
             "SparkListenerApplicationStart": self.app_start,
             "SparkListenerExecutorAdded": self.executor_added,
             "SparkListenerResourceProfileAdded": self.resource_profile,
+            "SparkListenerBlockManagerAdded": self.block_manager,
+            "SparkListenerEnvironmentUpdate": self.environment,
         }
         out = self.out
         seen_event = False
@@ -385,6 +411,12 @@ class _Parser:
                                 limit=MAX_TASK_BLOCKS)
         except ValueError as e:
             raise ValueError(f"{self.path}: implausible DAG: {e}") from None
+        # the memory the tasks' execution claims were made in (lrc.execmem): the executors'
+        # (in local mode the driver is the executor)
+        mem = [m for x, m in self.memory.items() if x != "driver" and m > 0] or \
+            [m for m in self.memory.values() if m > 0]
+        trace.executor_memory = int(median(mem)) if mem else 0
+        trace.storage_fraction = self.storage_fraction
         out.trace = trace
         out.tasks = len(self.task_bytes)
         out.cores = int(median(self.cores)) if self.cores else 0

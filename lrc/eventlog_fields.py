@@ -10,8 +10,8 @@ MAX_ID = 2**31 - 1  # Spark's ids, partitions and task counts are Java ints
 # events a trace does not use, known so that they are not reported as unknown
 IGNORED_EVENTS = {
     "SparkListenerLogStart", "SparkListenerApplicationStart", "SparkListenerApplicationEnd",
-    "SparkListenerEnvironmentUpdate", "SparkListenerExecutorAdded", "SparkListenerExecutorRemoved",
-    "SparkListenerBlockManagerAdded", "SparkListenerBlockManagerRemoved", "SparkListenerTaskStart",
+    "SparkListenerExecutorAdded", "SparkListenerExecutorRemoved",
+    "SparkListenerBlockManagerRemoved", "SparkListenerTaskStart",
     "SparkListenerTaskGettingResult",
     "SparkListenerExecutorMetricsUpdate", "SparkListenerStageExecutorMetrics",
     "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",

@@ -42,9 +42,8 @@ class EvictionIndex:
         rdd = self.rdd_of[b]
         taken: Sequence[int] = ()
         if entry[b] is None:
-            sizes = self.sizes
             rdd_used = self.rdd_used
-            size = sizes[b]
+            size = self.sizes[b]
             used = self.used + size
             if used > self.peak:
                 self.peak = used
@@ -52,59 +51,11 @@ class EvictionIndex:
             if need > 0:
                 if size > self.capacity - rdd_used.get(rdd, 0):
                     return None  # the RDD's own blocks (never evicted for it) leave too little
-                taken = []
-                heaps = self.heaps
-                top = self.top
-                rdd_of = self.rdd_of
-                kept, skipped, freed = [], None, 0
-                while freed < need and top:
-                    e = heappop(top)
-                    v = e[2]
-                    q = rdd_of[v]
-                    if q == rdd:  # never evicted; the least of its entries in ``top`` goes back
-                        if skipped is None:
-                            skipped = e
-                        continue
-                    h = heaps.get(q)
-                    if h is None:
-                        continue
-                    if entry[v] is e:
-                        if not h or h[0] is not e:
-                            while h and entry[h[0][2]] is not h[0]:
-                                heappop(h)
-                            if not h or h[0] is not e:  # a duplicate of an entry taken or kept
-                                continue
-                        heappop(h)
-                        if v in pinned:
-                            kept.append(e)
-                        else:
-                            taken.append(v)
-                            size_v = sizes[v]
-                            freed += size_v
-                            rdd_used[q] -= size_v  # given back if nothing is evicted after all
-                    while h:  # e was dead or is gone: the RDD's least live entry represents it
-                        t = h[0]
-                        if entry[t[2]] is t:
-                            heappush(top, t)
-                            break
-                        heappop(h)
-                if freed < need:
-                    kept += [entry[v] for v in taken]
-                    for v in taken:
-                        rdd_used[rdd_of[v]] += sizes[v]
-                for e in kept:
-                    heappush(heaps[rdd_of[e[2]]], e)
-                    heappush(top, e)
-                if skipped is not None:
-                    heappush(top, skipped)
-                if freed < need:
+                taken = self._evict(need, rdd, pinned, False)
+                if taken is None:
                     return None
-                for v in taken:
-                    entry[v] = None
-                self.live -= len(taken)
-                used -= freed
             self.live += 1
-            self.used = used
+            self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
         e = entry[b] = (prio, stamp, b)
         h = self.heaps.get(rdd)
@@ -119,6 +70,71 @@ class EvictionIndex:
             t = h[0]
         if t is e:
             heappush(self.top, e)
+        return taken
+
+    def shrink(self, capacity: int, pinned=()) -> list[int]:
+        """Set the capacity to ``capacity`` and evict, lowest first, blocks of any RDD but the
+        ``pinned`` ones until the cache fits in it, or as close as it can get (execution memory's
+        claim, ``lrc.execmem``: Spark frees storage a little at a time and keeps what it freed).
+        Returns the evicted blocks. Raising ``capacity`` back needs no call: assign it."""
+        self.capacity = capacity
+        need = self.used - capacity
+        return self._evict(need, -1, pinned, True) if need > 0 else []
+
+    def _evict(self, need: int, rdd: int, pinned, partial: bool) -> list[int] | None:
+        """Evict the least blocks not of ``rdd`` nor ``pinned`` until ``need`` bytes are freed.
+        Short of that: ``partial`` keeps what was evicted, else nothing is and None returns."""
+        entry, sizes, rdd_used = self.entry, self.sizes, self.rdd_used
+        heaps, top, rdd_of = self.heaps, self.top, self.rdd_of
+        taken: list[int] = []
+        kept, skipped, freed = [], None, 0
+        while freed < need and top:
+            e = heappop(top)
+            v = e[2]
+            q = rdd_of[v]
+            if q == rdd:  # never evicted; the least of its entries in ``top`` goes back
+                if skipped is None:
+                    skipped = e
+                continue
+            h = heaps.get(q)
+            if h is None:
+                continue
+            if entry[v] is e:
+                if not h or h[0] is not e:
+                    while h and entry[h[0][2]] is not h[0]:
+                        heappop(h)
+                    if not h or h[0] is not e:  # a duplicate of an entry taken or kept
+                        continue
+                heappop(h)
+                if v in pinned:
+                    kept.append(e)
+                else:
+                    taken.append(v)
+                    size_v = sizes[v]
+                    freed += size_v
+                    rdd_used[q] -= size_v  # given back if nothing is evicted after all
+            while h:  # e was dead or is gone: the RDD's least live entry represents it
+                t = h[0]
+                if entry[t[2]] is t:
+                    heappush(top, t)
+                    break
+                heappop(h)
+        failed = freed < need and not partial
+        if failed:
+            kept += [entry[v] for v in taken]
+            for v in taken:
+                rdd_used[rdd_of[v]] += sizes[v]
+        for e in kept:
+            heappush(heaps[rdd_of[e[2]]], e)
+            heappush(top, e)
+        if skipped is not None:
+            heappush(top, skipped)
+        if failed:
+            return None
+        for v in taken:
+            entry[v] = None
+        self.live -= len(taken)
+        self.used -= freed
         return taken
 
     touch = insert  # touch(b, prio, stamp): (re)order cached block ``b`` at ``(prio, stamp)``

@@ -5,7 +5,10 @@ re-reads the block from disk if it was evicted to disk (MEMORY_AND_DISK), otherw
 from lineage (its own cost plus, recursively, its cached inputs' misses); either way it is cached
 again on the task's executor. ``creates`` (first computation of a block) are not reads. Nested
 reads during recomputation change cache state and cost but are not counted in the hit ratio.
-A task's reads stay pinned while it runs. Stage time = max over executors of the summed task
+A task's reads stay pinned while it runs. A task that claimed execution memory (the trace's
+``exec_bytes``) holds it after its reads and until it ends: cached blocks make room down to
+``storage_fraction`` of the executor's memory, in the policy's order (``lrc.execmem``; traces
+without claims replay as before). Stage time = max over executors of the summed task
 costs / cores; the estimated runtime is the sum over stages.
 
 One replay for every policy: the caches are ``lrc.evict.EvictionIndex``es, priorities come from
@@ -26,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from lrc.compiled import CompiledTrace
 from lrc.cost import DISK_BYTES_PER_S, GPU_COST_WEIGHT, ArrayCosts
 from lrc.evict import EvictionIndex
+from lrc.execmem import SPARK_STORAGE_FRACTION, claim_scale, storage_limit
 from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
@@ -52,6 +56,7 @@ class SimResult:
     tasks_with_reads: int = 0
     tasks_all_hit: int = 0
     evictions: int = 0
+    exec_evictions: int = 0  # of those, made for execution memory (lrc.execmem)
     recomputed_bytes: int = 0
     disk_reads: int = 0
     est_runtime: float = 0.0
@@ -84,20 +89,31 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              executors: int = 4, cores: int = 2, refs: str = "profile", peer_mode: str = "task",
              disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
              cluster: MixedCluster | None = None,
-             gpu_cost_weight: float = GPU_COST_WEIGHT) -> SimResult:
+             gpu_cost_weight: float = GPU_COST_WEIGHT,
+             storage_fraction: float | None = None, exec_claims: bool = True) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
     ``log_evictions`` records victims in ``result.evicted``. ``cluster``: executors of two
     kinds (``lrc.mixed``); ``gpu_cost_weight``: what GPU-stage references weigh in crd
-    (``Planner``). A CompiledTrace can be replayed any number of times: a replay never
+    (``Planner``). ``storage_fraction``: the share of an executor's memory that execution
+    memory's claims cannot take (Spark's spark.memory.storageFraction; None: the trace's, else
+    Spark's default); ``exec_claims=False`` replays as if execution never needed the cache's room
+    (unlimited memory). A CompiledTrace can be replayed any number of times: a replay never
     changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
+    if storage_fraction is None:
+        storage_fraction = ct.trace.storage_fraction
+    if storage_fraction is None:
+        storage_fraction = SPARK_STORAGE_FRACTION
+    if not 0 <= storage_fraction < 1:
+        raise ValueError(f"storage_fraction must be in [0, 1), not {storage_fraction!r}")
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
-                   disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight).run()
+                   disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
+                   storage_fraction, exec_claims).run()
 
 
 class _Replay:
@@ -105,12 +121,17 @@ class _Replay:
 
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool,
-                 cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT) -> None:
+                 cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT,
+                 storage_fraction: float = SPARK_STORAGE_FRACTION, claims: bool = True) -> None:
         self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
         # the DAG as the planner sees it: stages a MixedCluster binds to GPUs carry gpus
         self.dag = gpu_view(ct.trace.dag, cluster.gpu_stages) if cluster else ct.trace.dag
         self.mixed = Mixed(cluster, self.dag, executors, ct) if cluster else None
-        per_exec = int(fraction * ct.working_set_bytes / executors)
+        per_exec = self.memory = int(fraction * ct.working_set_bytes / executors)
+        self.storage_fraction = storage_fraction
+        # execution memory's claims, rescaled to this memory (lrc.execmem); 0: none in the trace
+        self.claim_scale = claim_scale(ct.trace.executor_memory, per_exec, storage_fraction,
+                                       cores) if claims and ct.exec_claims else 0.0
         self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors,
@@ -181,7 +202,8 @@ class _Replay:
         materialized = planner.materialized if planner is not None else None
         refs = planner.refs if planner is not None else None
         na, nxt, pos = self.next_access, self.future, 0
-        stamp = evictions = disk_reads = recomputed = 0
+        stamp = evictions = exec_evictions = disk_reads = recomputed = 0
+        memory, sf, scale = self.memory, self.storage_fraction, self.claim_scale
 
         def reorder() -> None:
             """Re-order cached blocks whose priority may have moved (``refs.changed``)."""
@@ -249,7 +271,7 @@ class _Replay:
                         and ev[1] in gpu_stages:
                     mixed.place(mixed.planned(ev[1], planner), caches, where, prio, load)
                 continue
-            _, stage, part, rec_ex, reads, creates, dur = ev
+            _, stage, part, rec_ex, reads, creates, dur, claim = ev
             # placement: recorded executor if in range; else the one holding most input bytes
             if mixed is not None:  # (a kind of executor per stage: lrc.mixed)
                 gpu = stage in gpu_stages
@@ -283,6 +305,22 @@ class _Replay:
                     hit_reads.append((b, e, stamp))
             if mixed is not None:
                 cost += mixed.task_reads(gpu, ex, reads, hit_reads, cost - dur, sizes)
+            if claim and scale:  # execution memory takes storage back until the task ends
+                limit = storage_limit(memory, int(claim * scale), sf)
+                if limit < memory:
+                    victims = caches[ex].shrink(limit, reads)
+                    if victims:
+                        for v in victims:
+                            where[v] = -1
+                            if disk[v]:
+                                on_disk[v] = 1
+                            if cache_aware:
+                                planner.set_cached(v, False)
+                        exec_evictions += len(victims)
+                        if log is not None:
+                            log.extend(ct.blocks[v] for v in victims)
+                        if cache_aware and refs.changed:
+                            reorder()
             for b in creates:
                 if na is not None:
                     na[b] = nxt[pos]
@@ -293,6 +331,8 @@ class _Replay:
                 else:
                     stamp += 1
                     caches[e].touch(b, prio(b), stamp)
+            if claim and scale:
+                caches[ex].capacity = memory  # the claim ends with the task
             if refs is not None:
                 refs.finish_task(stage, part)  # what Planner.task_finished does
             for b, e, st in hit_reads:  # reads were pinned; their order takes effect now
@@ -319,7 +359,8 @@ class _Replay:
                 for c in caches:
                     c.tidy()
         res.reads, res.hits, res.tasks_with_reads, res.tasks_all_hit = nreads, nhits, twr, tah
-        res.evictions, res.disk_reads, res.recomputed_bytes = evictions, disk_reads, recomputed
+        res.evictions, res.exec_evictions = evictions + exec_evictions, exec_evictions
+        res.disk_reads, res.recomputed_bytes = disk_reads, recomputed
         res.est_runtime = sum(max(v) for v in stage_load.values()) / self.cores
         res.peak_cache_bytes = max(c.peak for c in caches)
         return res

@@ -42,6 +42,7 @@ class Event:
     creates: tuple[Block, ...] = ()
     duration_s: float | None = None
     rdd_id: int | None = None
+    exec_bytes: int | None = None  # a task's peak execution memory from the pool (lrc.execmem)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -77,14 +78,17 @@ class Event:
     @classmethod
     def task(cls, stage_id: int, partition: int, reads: Iterable[Block] = (),
              creates: Iterable[Block] = (), executor: str | None = None,
-             duration_s: float | None = None) -> "Event":
-        """A finished task: cached blocks it read, blocks it computed first (creates)."""
+             duration_s: float | None = None, exec_bytes: int | None = None) -> "Event":
+        """A finished task: cached blocks it read, blocks it computed first (creates), the
+        execution memory it claimed (``exec_bytes``, None: not known)."""
         return cls("task", stage_id=stage_id, partition=partition, executor=executor,
-                   reads=tuple(reads), creates=tuple(creates), duration_s=duration_s)
+                   reads=tuple(reads), creates=tuple(creates), duration_s=duration_s,
+                   exec_bytes=exec_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"kind": self.kind}
-        for k in ("job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id"):
+        for k in ("job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id",
+                  "exec_bytes"):
             v = getattr(self, k)
             if v is not None:
                 d[k] = v
@@ -102,6 +106,11 @@ class Trace:
     dag: AppDAG
     events: list[Event] = field(default_factory=list)
     name: str = ""
+    # the Spark memory the tasks' exec_bytes were claimed in (lrc.execmem): each executor's
+    # unified region in bytes (0: not known; claims are then replayed as recorded) and
+    # spark.memory.storageFraction (None: not known)
+    executor_memory: int = 0
+    storage_fraction: float | None = None
 
     def accesses(self) -> int:
         """Block accesses (reads + creates) in task events."""
@@ -114,7 +123,7 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix == ".json":
         doc = {"format": int(FORMAT), "name": trace.name, "dag": trace.dag.to_dict(),
-               "events": [e.to_dict() for e in trace.events]}
+               "events": [e.to_dict() for e in trace.events], **_memory(trace)}
         path.write_text(json.dumps(doc, separators=(",", ":")))
         return path
     import pyarrow as pa
@@ -123,17 +132,44 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
     blocks = pa.list_(pa.struct([("rdd", pa.int32()), ("part", pa.int32())]))
     schema = pa.schema([("kind", pa.string()), ("job_id", pa.int32()), ("stage_id", pa.int32()),
                         ("partition", pa.int32()), ("executor", pa.string()), ("reads", blocks),
-                        ("creates", blocks), ("duration_s", pa.float64()), ("rdd_id", pa.int32())])
+                        ("creates", blocks), ("duration_s", pa.float64()), ("rdd_id", pa.int32()),
+                        ("exec_bytes", pa.int64())])
     ev = trace.events
     cols = {k: [getattr(e, k) for e in ev] for k in
-            ("kind", "job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id")}
+            ("kind", "job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id",
+             "exec_bytes")}
     cols["reads"] = [[{"rdd": r, "part": p} for r, p in e.reads] for e in ev]
     cols["creates"] = [[{"rdd": r, "part": p} for r, p in e.creates] for e in ev]
     meta = {b"lrc.dag": trace.dag.to_json().encode(), b"lrc.format": FORMAT.encode(),
-            b"lrc.name": trace.name.encode()}
+            b"lrc.name": trace.name.encode(),
+            **{f"lrc.{k}".encode(): json.dumps(v).encode() for k, v in _memory(trace).items()}}
     table = pa.table(cols, schema=schema.with_metadata(meta))
     pq.write_table(table, path)
     return path
+
+
+def _memory(trace: Trace) -> dict[str, Any]:
+    """The trace's memory fields that are known (older traces have none)."""
+    out: dict[str, Any] = {}
+    if trace.executor_memory > 0:
+        out["executor_memory"] = trace.executor_memory
+    if trace.storage_fraction is not None:
+        out["storage_fraction"] = trace.storage_fraction
+    return out
+
+
+def _with_memory(trace: Trace, get, where: str) -> Trace:
+    """Set the memory fields from ``get(name)`` (absent: None), checked."""
+    m, sf = get("executor_memory"), get("storage_fraction")
+    if m is not None:
+        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
+            raise ValueError(f"{where}: executor_memory must be a whole number >= 0; got {m!r}"[:200])
+        trace.executor_memory = m
+    if sf is not None:
+        if isinstance(sf, bool) or not isinstance(sf, (int, float)) or not 0 <= sf < 1:
+            raise ValueError(f"{where}: storage_fraction must be a number in [0, 1); got {sf!r}"[:200])
+        trace.storage_fraction = float(sf)
+    return trace
 
 
 # ---- load ------------------------------------------------------------------------------------
@@ -158,7 +194,7 @@ def _events(rows: Iterable[dict[str, Any]], where: str) -> list[Event]:
         try:
             if not isinstance(row, dict):
                 raise ValueError("not an object")
-            kw = {k: row.get(k) for k in _INT_FIELDS + ("executor", "duration_s")}
+            kw = {k: row.get(k) for k in _INT_FIELDS + ("executor", "duration_s", "exec_bytes")}
             for k in _INT_FIELDS:
                 if kw[k] is not None:
                     kw[k] = _id(kw[k], k)
@@ -168,6 +204,9 @@ def _events(rows: Iterable[dict[str, Any]], where: str) -> list[Event]:
             if d is not None and (isinstance(d, bool) or not isinstance(d, (int, float))
                                   or not 0 <= d < float("inf")):
                 raise ValueError(f"duration_s must be a finite number >= 0; got {d!r}"[:200])
+            x = kw["exec_bytes"]
+            if x is not None and (isinstance(x, bool) or not isinstance(x, int) or x < 0):
+                raise ValueError(f"exec_bytes must be a whole number >= 0; got {x!r}"[:200])
             out.append(Event(row.get("kind"), reads=_blocks(row.get("reads")),
                              creates=_blocks(row.get("creates")), **kw))
         except (TypeError, ValueError, KeyError, OverflowError) as e:
@@ -215,7 +254,8 @@ def _load_json(path: Path) -> Trace:
         dag = AppDAG.from_json(doc["dag"])
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
-    return Trace(dag, _events(doc["events"], str(path)), str(doc.get("name") or ""))
+    return _with_memory(Trace(dag, _events(doc["events"], str(path)), str(doc.get("name") or "")),
+                        doc.get, str(path))
 
 
 def _load_parquet(path: Path) -> Trace:
@@ -243,4 +283,12 @@ def _load_parquet(path: Path) -> Trace:
         dag = AppDAG.from_json(meta[b"lrc.dag"])
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
-    return Trace(dag, _events(table.to_pylist(), str(path)), meta[b"lrc.name"] or "")
+    def get(name: str):
+        v = raw.get(f"lrc.{name}".encode())
+        try:
+            return None if v is None else json.loads(v)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"{path}: metadata 'lrc.{name}' is not JSON: {e}") from None
+
+    return _with_memory(Trace(dag, _events(table.to_pylist(), str(path)), meta[b"lrc.name"] or ""),
+                        get, str(path))

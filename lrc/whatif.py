@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
+from lrc.execmem import SPARK_STORAGE_FRACTION, claim_scale, storage_limit
 from lrc.policies import get_policy
 from lrc.sim import CompiledTrace, simulate
 
@@ -138,7 +139,8 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
         f = s.fraction if s.fraction is not None else s.per_executor * n / ws
         points.append((s, f))
     fractions = list(dict.fromkeys(f for _, f in points))
-    todo = [("sim", "lru", float(n) * 1.01)]  # unlimited memory: every executor holds it all
+    # unlimited memory: every executor holds it all, and execution never needs the room
+    todo = [("unlimited", "lru", float(n) * 1.01)]
     todo += [("bound", None, f) for f in fractions]
     todo += [("sim", p, f) for f in fractions for p in policies]
     show = progress if progress is not None else el.tasks > 20_000
@@ -173,8 +175,9 @@ def _bar(total: int, show: bool):
 
 
 # ---- the replays, in parallel ------------------------------------------------------------------
-# A job is ("sim", policy, fraction) or ("bound", None, fraction); every job reads one compiled
-# trace and nothing else, so they run in any order in any process with the same result. Worker
+# A job is ("sim", policy, fraction), ("unlimited", "lru", fraction) or ("bound", None, fraction);
+# every job reads one compiled trace and nothing else, so they run in any order in any process
+# with the same result. Worker
 # processes are forked: they inherit the trace (nothing is pickled but the jobs and the results).
 _COST = {"bound": 2.0, "lerc": 3.0, "crd": 2.0, "mrd": 1.7, "lrc": 1.1}  # relative, measured
 _TRACE: tuple | None = None  # (compiled trace, executors, cores, refs) in a worker
@@ -208,17 +211,26 @@ def _run_job(job: tuple, trace: tuple | None = None):
     if kind == "bound":
         out = hit_bound(ct, f, n)
     else:
-        out = simulate(ct, policy, f, executors=n, cores=c, refs=refs)
+        out = simulate(ct, policy, f, executors=n, cores=c, refs=refs,
+                       exec_claims=kind != "unlimited")
     return out, time.process_time() - t
 
 
-def _same_as(base, job: tuple, ws: int, n: int) -> bool:
+def _same_as(base, job: tuple, ct: CompiledTrace, n: int, cores: int) -> bool:
     """Whether replay ``job`` is ``base`` (a run that never evicted) under another name: its
-    caches hold at least what ``base``'s ever held or were asked to, so it never evicts either and
+    caches hold at least what ``base``'s ever held or were asked to, even while the largest
+    execution memory claim holds its room (``lrc.execmem``), so it never evicts either and
     every policy makes the same moves (priorities only order evictions)."""
     kind, _, f = job
+    memory = int(f * ct.working_set_bytes / n)
+    room = memory
+    if ct.exec_claims:
+        tr = ct.trace
+        sf = SPARK_STORAGE_FRACTION if tr.storage_fraction is None else tr.storage_fraction
+        claim = ct.max_claim * claim_scale(tr.executor_memory, memory, sf, cores)
+        room = storage_limit(memory, int(claim), sf)
     return (kind == "sim" and base.peak_cache_bytes <= base.cache_bytes // n
-            and int(f * ws / n) >= base.peak_cache_bytes)
+            and room >= base.peak_cache_bytes)
 
 
 def _renamed(base, job: tuple, ws: int, n: int):
@@ -248,12 +260,12 @@ def replay(ct: CompiledTrace, todo: list[tuple], executors: int, cores: int, ref
     try:
         if jobs == 1:
             for job in todo:
-                if job is not first and first[0] == "sim" and _same_as(done[first], job, ws, n):
+                if job is not first and _same_as(done[first], job, ct, n, cores):
                     done[job] = _renamed(done[first], job, ws, n)
                     cpu["same"] += 1
                 else:
                     done[job], sec = _run_job(job, trace)
-                    cpu[job[0]] += sec
+                    cpu["bound" if job[0] == "bound" else "sim"] += sec
                 if bar:
                     bar.update()
             return done, cpu
@@ -269,12 +281,12 @@ def replay(ct: CompiledTrace, todo: list[tuple], executors: int, cores: int, ref
                     continue
                 job = futures[fut]
                 done[job], sec = fut.result()
-                cpu[job[0]] += sec
+                cpu["bound" if job[0] == "bound" else "sim"] += sec
                 if bar:
                     bar.update()
-                if job is first and first[0] == "sim":
+                if job is first:
                     for other, job2 in futures.items():  # not started yet: not needed
-                        if _same_as(done[first], job2, ws, n) and job2 is not first \
+                        if _same_as(done[first], job2, ct, n, cores) and job2 is not first \
                                 and other.cancel():
                             done[job2] = _renamed(done[first], job2, ws, n)
                             cpu["same"] += 1

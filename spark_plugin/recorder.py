@@ -52,7 +52,8 @@ class TraceRecorder:
                 self.events.append(Event.unpersist(ev.rdd))
             case wire.TaskEnd(success=True):
                 self.events.append(Event.task(ev.stage, ev.partition, executor=ev.executor,
-                                              duration_s=ev.duration_ms / 1000))
+                                              duration_s=ev.duration_ms / 1000,
+                                              exec_bytes=ev.exec_mem))
             case wire.BlockUpdate():
                 b = parse_block(ev.block)
                 size = max(ev.mem, ev.disk)

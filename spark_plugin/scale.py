@@ -76,7 +76,8 @@ def job_lines(j: int, parts: int, executors: int = 2) -> list[str]:
         for p in range(parts):
             ex = str(1 + p % executors)
             end = json.dumps({"e": "task_end", "stage": stage, "attempt": 0, "partition": p,
-                              "executor": ex, "task": p, "success": True, "duration_ms": 5})
+                              "executor": ex, "task": p, "success": True, "duration_ms": 5,
+                              "exec_mem": 0})
             if p % 2 == 0:  # the executor's report comes after the task's end, or before it
                 out.append(end)
             hits, puts = [], []

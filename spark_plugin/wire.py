@@ -28,7 +28,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
                      partition], explicit; else [])
     stage_submitted  stage, attempt, tasks, time
     stage_completed  stage, attempt, failed, time
-    task_end         stage, attempt, partition, executor, task, success, duration_ms
+    task_end         stage, attempt, partition, executor, task, success, duration_ms,
+                     exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem)
     task_cache       executor, stage, partition, task, hits, puts, evicted (block names),
                      evictions: [{block, order ("priority" | "lru"), priority (null if
                      infinite), for (block stored next, or null)}], table_version
@@ -119,7 +120,7 @@ StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=
 StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,
                         time=int)
 TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, executor=str,
-                 task=int, success=bool, duration_ms=int)
+                 task=int, success=bool, duration_ms=int, exec_mem=int)
 TaskCache = _event("task_cache", "TaskCache", executor=str, stage=int, partition=int, task=int,
                    hits=Strs, puts=Strs, evicted=Strs, evictions=tuple[Eviction, ...],
                    table_version=int)

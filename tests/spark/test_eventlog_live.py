@@ -1,8 +1,9 @@
 """A Spark event log and spark-lrc's recorder, written by the same real run, give the same trace:
 reference counts equal block by block, replayed hit ratios within 0.02 (lrc.eventlog).
 
-One application runs PageRank then zip (local SparkSession, plugin and recorder on, event log
-on); the second test writes the log the other way (single lz4 file, no block updates: sizes are
+One application runs PageRank, zip and a DataFrame aggregation (its hash map claims execution
+memory: both record the same claim per task, lrc.execmem) (local SparkSession, plugin and
+recorder on, event log on); the second test writes the log the other way (single lz4 file, no block updates: sizes are
 then estimates). Every eventLog conf is set explicitly: PySpark's builder options outlive a
 session within one process."""
 from __future__ import annotations
@@ -39,6 +40,8 @@ def _run(tmp_path, with_zip=True, **eventlog_conf):
         pagerank.run(spark, scale=1, seed=3, iterations=3, verify=False)
         if with_zip:
             zip_workload.run(spark, scale=1, seed=3, rounds=2, verify=False)
+        spark.range(0, 200_000, numPartitions=2).selectExpr("id % 1000 AS k") \
+            .groupBy("k").count().collect()
     finally:
         spark.stop()
     return logs, load_trace(trace_path)
@@ -60,6 +63,10 @@ def _preloaded_counts(trace) -> dict:
         if e.kind == "task":
             refs.add_task(e.stage_id, e.partition, e.reads, seq.setdefault(e.stage_id, len(seq)))
     return {b: refs.refs(b) for b in _reads(trace)}
+
+
+def _claims(trace) -> list[tuple]:
+    return [(e.stage_id, e.partition, e.exec_bytes) for e in trace.events if e.kind == "task"]
 
 
 def _compare(el_trace, recorded, tolerance=0.02):
@@ -87,6 +94,9 @@ def test_default_spark4_event_log_matches_the_recorded_trace(tmp_path):
     assert el.complete and el.files and el.files[0].name.startswith("events_1_")
     assert set(el.size_source.values()) == {"measured"}
     assert sum(_reads(recorded).values()) > 0
+    assert _claims(el.trace) == _claims(recorded)  # Spark's peak on-heap execution memory
+    assert any(c for *_, c in _claims(recorded)), "the aggregation claimed no execution memory"
+    assert el.trace.executor_memory > 0 and el.trace.storage_fraction is None  # not set: default
     ratios = _compare(el.trace, recorded)
     sized = [r for r in el.trace.dag.rdds.values() if r.cached and r.block_bytes is not None]
     for r in sized:

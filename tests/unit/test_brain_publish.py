@@ -69,7 +69,8 @@ def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4
 
 def task_end(stage: int, part: int) -> str:
     return json.dumps({"e": "task_end", "stage": stage, "attempt": 0, "partition": part,
-                       "executor": "1", "task": part, "success": True, "duration_ms": 1})
+                       "executor": "1", "task": part, "success": True, "duration_ms": 1,
+                       "exec_mem": 0})
 
 
 def cached(rdd: int, part: int) -> str:

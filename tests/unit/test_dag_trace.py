@@ -73,10 +73,15 @@ def test_malformed_dag_gives_clear_error(doc, msg):
 @pytest.mark.parametrize("suffix", [".parquet", ".json"])
 def test_trace_round_trip(tmp_path, suffix):
     tr = make("zip")
-    tr.events.append(Event.task(0, 1, reads=[(1, 1)], executor="2", duration_s=0.5))
+    tr.events.append(Event.task(0, 1, reads=[(1, 1)], executor="2", duration_s=0.5,
+                                exec_bytes=1310704))
     back = load_trace(save_trace(tr, tmp_path / f"t{suffix}"))
     assert back.events == tr.events and back.name == "zip"
     assert back.dag.to_dict() == tr.dag.to_dict()
+    assert (back.executor_memory, back.storage_fraction) == (0, None)
+    tr.executor_memory, tr.storage_fraction = 11784956, 0.1
+    back = load_trace(save_trace(tr, tmp_path / f"m{suffix}"))
+    assert (back.executor_memory, back.storage_fraction) == (11784956, 0.1)
 
 
 def test_malformed_trace_files_give_clear_errors(tmp_path):
@@ -94,6 +99,13 @@ def test_malformed_trace_files_give_clear_errors(tmp_path):
     bad = {"dag": small_dag().to_dict(), "events": [{"kind": "task", "partition": 0}]}
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="event 0 is malformed.*stage_id"):
+        load_trace(tmp_path / "bad.json")
+    bad["events"] = [{"kind": "task", "stage_id": 0, "partition": 0, "exec_bytes": -1}]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="event 0 is malformed.*exec_bytes"):
+        load_trace(tmp_path / "bad.json")
+    (tmp_path / "bad.json").write_text(json.dumps({**bad, "events": [], "storage_fraction": 1.5}))
+    with pytest.raises(ValueError, match="storage_fraction must be"):
         load_trace(tmp_path / "bad.json")
     bad["events"] = [{"kind": "explode"}]
     (tmp_path / "bad.json").write_text(json.dumps(bad))

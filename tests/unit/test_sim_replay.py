@@ -3,7 +3,8 @@ input alone.
 
 The oracle is written for clarity, not speed: tuple blocks through the live Planner API
 (block_cached / block_removed per executor, profiles loaded from the Trace), and each eviction
-sorts the cached blocks by (priority now, last access stamp)."""
+sorts the cached blocks by (priority now, last access stamp). A task's execution memory claim
+(lrc.execmem) evicts the same way, any RDD, until the cache fits what the claim leaves."""
 import dataclasses
 
 import pytest
@@ -23,14 +24,15 @@ CONTROL = {1: "stage_submitted", 3: "stage_completed", 4: "job_ended", 5: "rdd_u
 
 
 def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", peer_mode="task",
-           disk_bw=200e6):
+           disk_bw=200e6, storage_fraction=0.5):
     pol = get_policy(policy)
     blocks, sizes, rdd_of = ct.blocks, ct.sizes, ct.rdd_of
-    cap = int(f * ct.working_set_bytes / executors)
+    memory = int(f * ct.working_set_bytes / executors)
+    caps = [memory] * executors
     stamps = [dict() for _ in range(executors)]  # per executor: cached block -> last access
     used, where, on_disk = [0] * executors, {}, set()
     out = dict(reads=0, hits=0, tasks_with_reads=0, tasks_all_hit=0, evictions=0,
-               recomputed_bytes=0, disk_reads=0, evicted=[])
+               exec_evictions=0, recomputed_bytes=0, disk_reads=0, evicted=[])
     planner = state = None
     if pol.needs_future:
         state = RefState()
@@ -53,9 +55,20 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
             return planner.priority(blocks[b])
         return pol.priority(state, blocks[b]) if state is not None else 0.0
 
+    def evict(victims, ex):
+        for v in victims:
+            del stamps[ex][v], where[v]
+            used[ex] -= sizes[v]
+            if ct.disk[v]:
+                on_disk.add(v)
+            if planner is not None:
+                planner.block_removed(blocks[v], ex)
+            out["evicted"].append(blocks[v])
+        out["evictions"] += len(victims)
+
     def insert(b, ex, pinned):
         stamp = tick()
-        need = used[ex] + sizes[b] - cap
+        need = used[ex] + sizes[b] - caps[ex]
         victims = []
         if need > 0:
             order = sorted((prio(v), s, v) for v, s in stamps[ex].items()
@@ -68,15 +81,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                 freed += sizes[v]
             if freed < need:
                 return
-        for v in victims:
-            del stamps[ex][v], where[v]
-            used[ex] -= sizes[v]
-            if ct.disk[v]:
-                on_disk.add(v)
-            if planner is not None:
-                planner.block_removed(blocks[v], ex)
-            out["evicted"].append(blocks[v])
-        out["evictions"] += len(victims)
+        evict(victims, ex)
         stamps[ex][b], where[b] = stamp, ex
         used[ex] += sizes[b]
         if planner is not None:
@@ -123,7 +128,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
             elif kind in CONTROL:
                 getattr(planner, CONTROL[kind])(arg)
             continue
-        _, stage, part, rec, reads, creates, dur = ev
+        _, stage, part, rec, reads, creates, dur, claim = ev
         if 0 <= rec < executors:
             ex = rec
         else:
@@ -140,12 +145,22 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                 hits.append((b, where[b], stamp))
             else:
                 cost += fetch(b, ex, reads)
+        if claim:  # the trace knows no executor memory: claims as recorded
+            caps[ex] = max(int(memory * storage_fraction), memory - claim)
+            victims = []
+            for _, _, v in sorted((prio(v), s, v) for v, s in stamps[ex].items() if v not in reads):
+                if used[ex] - sum(sizes[x] for x in victims) <= caps[ex]:
+                    break
+                victims.append(v)
+            evict(victims, ex)
+            out["exec_evictions"] += len(victims)
         for b in creates:
             accessed(b)
             if b in where:
                 stamps[where[b]][b] = tick()
             else:
                 insert(b, ex, reads)
+        caps[ex] = memory
         if planner is not None:
             planner.task_finished(stage, part)
         for b, e, stamp in hits:
@@ -211,7 +226,8 @@ def random_traces(draw):
             reads, creates = d.task_reads(sid, p, mat)
             mat.update(creates)
             ev.append(Event.task(sid, p, reads, creates,
-                                 executor=draw(st.sampled_from([None, "0", "1", "7"]))))
+                                 executor=draw(st.sampled_from([None, "0", "1", "7"])),
+                                 exec_bytes=draw(st.sampled_from([None, None, 0, 4, 30]))))
         ev.append(Event.stage_completed(sid))
         ev.append(Event.job_end(j))
         sid += 1 + ghost
@@ -235,12 +251,13 @@ class MostReferenced(Policy):
 @settings(max_examples=150, deadline=None)
 @given(random_traces(), st.sampled_from(list(POLICIES) + [MostReferenced()]),
        st.sampled_from([0.15, 0.3, 0.5, 0.8]), st.integers(1, 3),
-       st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]))
-def test_replay_equals_oracle_on_random_traces(case, policy, f, ex, refs, pm):
+       st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]),
+       st.sampled_from([0.0, 0.1, 0.5]))
+def test_replay_equals_oracle_on_random_traces(case, policy, f, ex, refs, pm, sf):
     d, ev = case
     doc = d.to_json()
     _check(lambda: Trace(AppDAG.from_json(doc), list(ev)), policy, f, executors=ex, refs=refs,
-           peer_mode=pm)
+           peer_mode=pm, storage_fraction=sf)
 
 
 def _snapshot(trace: Trace):

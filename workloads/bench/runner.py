@@ -223,19 +223,23 @@ class Bench:
 
     def replay_own_run(self, trace: str | None, policy: str, storage_per_executor) -> dict:
         """The simulator's replay of this run's own trace, same policy, same refs and the cache
-        the executors really had: what the live hit ratio should be if tables were in force
-        whenever an executor evicts (issue 10's fidelity measure)."""
+        the executors really had, and the execution memory its tasks claimed from that cache
+        (`lrc.execmem`, under the run's spark.memory.storageFraction): what the live hit ratio
+        should be if tables were in force whenever an executor evicts (issue 10's measure)."""
+        from lrc.execmem import SPARK_STORAGE_FRACTION
         from lrc.sim import simulate
 
         try:
             ws, _, ct = working_set_bytes(trace)
             f = storage_per_executor * self.target.executors / ws
+            sf = float(self.target.conf.get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
             d = simulate(ct, policy, f, executors=self.target.executors, cores=self.target.cores,
-                         refs=self.settings.refs).to_dict()
+                         refs=self.settings.refs, storage_fraction=sf).to_dict()
         except Exception as e:  # informative only: never lose the run for it
             return {"replay_error": f"{type(e).__name__}: {e}"}
         return {"replay_hit_ratio": d["hit_ratio"],
-                "replay_effective_hit_ratio": d["effective_hit_ratio"], "replay_fraction": f}
+                "replay_effective_hit_ratio": d["effective_hit_ratio"], "replay_fraction": f,
+                "replay_exec_evictions": d["exec_evictions"]}
 
     def stages_file(self, tag: str, out: dict) -> str | None:
         """Write the run's per-stage Spark metrics next to its trace; their path."""

@@ -140,10 +140,10 @@ final class Events {
   }
 
   static String taskEnd(int stage, int attempt, int partition, String executor, long task,
-      boolean success, long durationMs) {
+      boolean success, long durationMs, long execMem) {
     return text(event(Type.TASK_END).put("stage", stage).put("attempt", attempt)
         .put("partition", partition).put("executor", executor).put("task", task)
-        .put("success", success).put("duration_ms", durationMs));
+        .put("success", success).put("duration_ms", durationMs).put("exec_mem", execMem));
   }
 
   static String block(String executor, String block, String level, long mem, long disk,

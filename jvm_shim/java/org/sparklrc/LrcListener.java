@@ -165,9 +165,13 @@ public class LrcListener extends SparkListener {
 
   @Override
   public void onTaskEnd(SparkListenerTaskEnd e) {
+    // the task's peak allocation from the unified pool: what execution took from storage
+    // (lrc.execmem); a failed task may end without metrics
+    long execMem = e.taskMetrics() == null ? 0 : e.taskMetrics().peakOnHeapExecutionMemory();
     record("a task end", () -> Events.taskEnd(e.stageId(), e.stageAttemptId(),
         e.taskInfo().partitionId(), e.taskInfo().executorId(), e.taskInfo().taskId(),
-        e.taskInfo().successful(), e.taskInfo().duration()), EventBuffer.taskEndsUrgent());
+        e.taskInfo().successful(), e.taskInfo().duration(), execMem),
+        EventBuffer.taskEndsUrgent());
   }
 
   @Override

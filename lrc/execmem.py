@@ -1,0 +1,47 @@
+"""Execution memory's claims on cached blocks, as Spark's unified memory manager makes them.
+
+Execution (a task's sorts, hash aggregations and joins) and storage share one region per
+executor (``M``, what the executors' storage memory reports). A task that needs execution memory
+takes free memory first and then evicts cached blocks - in the MemoryStore's eviction order,
+for no block, skipping blocks that running tasks read - until storage is down to
+``spark.memory.storageFraction`` x M. It gives the memory back when it ends; cached blocks come
+back only when tasks cache them again. The replay models one claim per task: Spark's task
+metric ``peakOnHeapExecutionMemory`` (Spark 4: the task's peak allocation from the pool; not
+``peakExecutionMemory``, which adds operator-reported sizes such as broadcast relations that
+never come from the pool), held after the task's cached reads and released at its end.
+
+A claim depends on the memory it was made in: Spark's sorters and aggregation maps allocate in
+pages of ``spark.buffer.pageSize``, by default derived from the executor's execution region
+(``page_bytes``), and a SQL task's claim is mostly one page. A log of a run with ample memory
+(32 MiB pages) would claim all of a small cache; so a trace that knows the memory its claims
+were made in (``Trace.executor_memory``, from an event log's block manager) has them rescaled
+to the simulated memory by the ratio of the two page sizes (``claim_scale``). A trace recorded
+live is replayed at the memory it ran with and keeps its claims as they were.
+"""
+from __future__ import annotations
+
+SPARK_STORAGE_FRACTION = 0.5  # Spark's default spark.memory.storageFraction
+_MIN_PAGE, _MAX_PAGE = 1 << 20, 64 << 20
+_SAFETY = 16  # MemoryManager.defaultPageSizeBytes's safety factor
+
+
+def page_bytes(memory: int, storage_fraction: float, cores: int) -> int:
+    """Spark's default page size for an executor whose unified region is ``memory`` bytes: the
+    execution region per core over 16, rounded up to a power of 2, within [1 MiB, 64 MiB]."""
+    size = max(1, int(memory * (1 - storage_fraction)) // max(1, cores) // _SAFETY)
+    return min(_MAX_PAGE, max(_MIN_PAGE, 1 << (size - 1).bit_length()))
+
+
+def claim_scale(recorded_memory: int, memory: int, storage_fraction: float, cores: int) -> float:
+    """Factor for a claim made with ``recorded_memory`` bytes of unified memory, replayed with
+    ``memory``: the ratio of Spark's page sizes at the two (1.0 when the first is unknown, 0)."""
+    if recorded_memory <= 0:
+        return 1.0
+    return (page_bytes(memory, storage_fraction, cores)
+            / page_bytes(recorded_memory, storage_fraction, cores))
+
+
+def storage_limit(memory: int, claim: int, storage_fraction: float) -> int:
+    """What cached blocks may hold while a task claims ``claim`` bytes of execution memory: the
+    rest of the region, but never less than the protected storage share."""
+    return max(int(memory * storage_fraction), memory - claim)
