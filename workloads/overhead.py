@@ -13,7 +13,10 @@ instead of the PySpark driver's own interpreter) or `+shim` (the JVM shim withou
 executors evict in Spark's order): side by side they say whether a cost is the brain sharing the
 application's interpreter, the brain's work, or the shim's.
 Reports the median job time of each, the median of the per-repeat ratios, the plan latency
-(job start seen by the driver -> table published) and the brain's CPU time of the plugin runs.
+(job start seen by the driver -> table published), the brain's CPU time of the plugin runs, and
+per variant the CPU seconds of each process (`workloads.bench.proc_cpu`: driver Python, driver
+JVM with its GC and JIT time, executors): on a machine the executors keep busy, what the plugin
+adds there is what its runs lose.
 """
 from __future__ import annotations
 
@@ -66,7 +69,8 @@ def measure(workload: str, scale: int, repeat: int, out: Path, workers: int, wor
                 if not r.get("ok"):
                     raise RuntimeError(f"run {i} ({name}) failed: {r.get('error')} (log {r.get('log')})")
                 runs.append({"repeat": i, "plugin": name, "jct_s": r["jct_s"],
-                             "checksum": r["checksum"], "stats": r.get("stats")})
+                             "checksum": r["checksum"], "stats": r.get("stats"),
+                             "process_cpu": r.get("process_cpu")})
                 print(f"  repeat {i} {name:>12}: {r['jct_s']:.2f} s", flush=True)
     return summarize(runs)
 
@@ -99,12 +103,31 @@ def summarize(runs: list[dict]) -> dict:
         }
     return {
         "runs": runs,
+        "process_cpu": {name: cpu_medians([r for r in runs if r["plugin"] == name])
+                        for name in names},
         "checksums_equal": len({r["checksum"] for r in runs}) == 1,
         "median_off_s": statistics.median(list(off.values()) + list(off_b.values())),
         "control_ratios": control,
         "control_spread": (max(abs(x - 1) for x in control) if control else None),
         "variants": variants,
     }
+
+
+CPU_FIELDS = ("python_s", "driver_jvm_s", "driver_gc_s", "driver_jit_s", "executors_s")
+
+
+def cpu_medians(runs: list[dict]) -> dict[str, float] | None:
+    """Median CPU seconds per process over ``runs`` (`proc_cpu`), and of their total."""
+    rows = [r["process_cpu"] for r in runs if r.get("process_cpu")]
+    if not rows:
+        return None
+    out = {k: statistics.median(x[k] for x in rows) for k in CPU_FIELDS
+           if all(x.get(k) is not None for x in rows)}
+    totals = [x["python_s"] + x["driver_jvm_s"] + x["executors_s"] for x in rows
+              if all(x.get(k) is not None for k in ("python_s", "driver_jvm_s", "executors_s"))]
+    if totals:
+        out["total_s"] = statistics.median(totals)
+    return out
 
 
 def _ms(x: float | None) -> str:
@@ -148,6 +171,16 @@ def report(res: dict, command: str) -> str:
             f"goal <= {goal:+.0%}) | {', '.join(f'{x:.3f}' for x in v['pair_ratios'])} | {cpu} | "
             f"{_ms(v['plan_latency_ms_median_of_runs'])} / {_ms(v['plan_latency_ms_p99_max_of_runs'])} "
             f"| {v['plan_latency_jobs']} |")
+    cpu = res.get("process_cpu") or {}
+    if any(cpu.values()):
+        lines += ["", "CPU seconds per run by process (median over runs; `workloads/bench/proc_cpu.py`):",
+                  "", "| runs | driver Python | driver JVM | of it GC | of it JIT | executors | total |",
+                  "|---|---|---|---|---|---|---|"]
+        for name, c in cpu.items():
+            if c:
+                lines.append("| " + name + " | " + " | ".join(
+                    "-" if c.get(k) is None else f"{c[k]:.1f}" for k in (*CPU_FIELDS, "total_s"))
+                    + " |")
     lines += [
         "",
         "Plan latency: from the listener's job-start time (driver JVM) to the moment the Python brain "

@@ -253,6 +253,48 @@ def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
     assert "| lru+sidecar | 16.00 s | **1.050**" in md
 
 
+def test_overhead_reports_cpu_seconds_per_process():
+    cpu = {"off": (1.0, 10.0, 40.0), "lru": (3.0, 12.0, 41.0), "off-b": (1.2, 10.0, 40.0)}
+    runs = [{"repeat": i, "plugin": name, "jct_s": 10.0, "checksum": "c", "stats": None,
+             "process_cpu": {"python_s": py + i, "driver_jvm_s": jvm, "driver_gc_s": 0.5,
+                             "driver_jit_s": 2.0, "executors_s": ex, "executor_jvms": 2}}
+            for i in range(3) for name, (py, jvm, ex) in cpu.items()]
+    res = {**overhead.summarize(runs), "workload": "mllib", "scale": 8, "workers": 2}
+    assert res["process_cpu"]["lru"] == {"python_s": 4.0, "driver_jvm_s": 12.0, "driver_gc_s": 0.5,
+                                         "driver_jit_s": 2.0, "executors_s": 41.0, "total_s": 57.0}
+    md = overhead.report(res, "cmd")
+    assert "| lru | 4.0 | 12.0 | 0.5 | 2.0 | 41.0 | 57.0 |" in md
+    assert "| off | 2.0 | 10.0 | 0.5 | 2.0 | 40.0 | 52.0 |" in md
+    # runs without the measure (older results) report no table
+    for r in runs:
+        r["process_cpu"] = None
+    assert "CPU seconds per run" not in overhead.report(
+        {**overhead.summarize(runs), "workload": "mllib", "scale": 8, "workers": 2}, "cmd")
+
+
+def test_process_cpu_reads_the_process_tree_from_proc():
+    import os
+    import subprocess
+    import sys
+
+    from workloads.bench import proc_cpu
+
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n" \
+           "print('x', flush=True)\ninput()"
+    child = subprocess.Popen([sys.executable, "-c", busy], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "x\n"  # it has used its 0.3 s and is still alive
+        procs = proc_cpu._processes()
+        assert procs[child.pid][0] == os.getpid()
+        mine = proc_cpu._tree_cpu([os.getpid()], procs)
+        assert proc_cpu._tree_cpu([os.getpid()], procs, {child.pid}) <= mine - 0.25
+        assert 0.25 <= proc_cpu._tree_cpu([child.pid], procs) < 5
+    finally:
+        child.communicate("")
+    assert proc_cpu.executor_pids("app-that-does-not-run") == []
+
+
 # ---------------------------------------------------------------- unlimited memory, bound
 def _unl(w, rep, jct, checksum="ok"):
     r = _run(w, "unlimited", None, rep, jct, checksum=checksum)

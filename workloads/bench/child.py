@@ -10,7 +10,9 @@ OUT (JSON): ok, error, checksum, result, jct_s (the workload's `run()` only), st
 executors (host:port -> max storage bytes at start), storage_bytes_per_executor (min over them),
 stats (the plugin's stats JSON, when it ran), spark_metrics (`spark_metrics`: Spark's own task
 metrics of the application - run and CPU time, GC, spills, shuffle bytes - totals, per executor and
-per stage, read from the driver's status store, which Spark keeps with the UI off).
+per stage, read from the driver's status store, which Spark keeps with the UI off), process_cpu
+(CPU seconds of the driver's Python process, the driver JVM and the executors, from /proc:
+`proc_cpu`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from workloads.bench.proc_cpu import process_cpu
 from workloads.cluster import ROOT
 
 # Confs every benchmark session gets (the spec's conf wins).
@@ -198,6 +201,7 @@ def execute(spec: dict) -> dict[str, Any]:
         out["checksum"] = res["checksum"]
         out["result"] = json.loads(json.dumps(res.get("result"), default=str))
         out["ok"] = True
+        out["process_cpu"] = process_cpu(sc)  # (None when it cannot tell)
         try:  # diagnostics: never fail a run for them
             out["spark_metrics"] = spark_metrics(sc)
         except Exception as e:  # pragma: no cover - depends on Spark's internals
