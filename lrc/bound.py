@@ -19,7 +19,8 @@ blocks) such hits: hits + sum over virtual hits of 1/m_k <= non-compulsory reads
 position (a multiplier per position, refined by subgradient steps from PFOO-U's constant one).
 Hits are integers: the floor of the best dual value (plus a 1e-6 rounding margin) is the bound.
 Blocks larger than one executor's cache never hit. Everything else in the replay only restricts a
-policy: pinned reads, the same-RDD rule, failed inserts; a MEMORY_AND_DISK re-read from disk is a
+policy: pinned reads, the same-RDD rule, failed inserts, execution memory's claims (they only
+evict, ``lrc.execmem``); a MEMORY_AND_DISK re-read from disk is a
 miss that reloads the block at a read, an opportunity already. Extra opportunities only loosen.
 """
 from __future__ import annotations

@@ -44,6 +44,16 @@ def _sizes(s: str):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _storage_fraction(s: str) -> float:
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
+    if not 0 <= v < 1:
+        raise argparse.ArgumentTypeError("must be in [0, 1)")
+    return v
+
+
 def _positive(s: str) -> int:
     try:
         v = int(s)
@@ -73,6 +83,10 @@ def parser() -> argparse.ArgumentParser:
                    help="reference counts from the whole trace (recurring app), job by job with "
                         "predicted references for later jobs (online), or job by job only (blind)")
     s.add_argument("--peer-mode", choices=("task", "stage"), default="task")
+    s.add_argument("--storage-fraction", type=_storage_fraction, default=None,
+                   help="spark.memory.storageFraction of the run: the share of memory the "
+                        "tasks' execution memory cannot take from the cache (default: the "
+                        "trace's, else Spark's 0.5; lrc/execmem.py)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
@@ -166,7 +180,8 @@ def run_simulate(args) -> list[dict]:
             bound = hit_bound(ct, f, args.executors).hit_ratio  # no policy can beat it
             for p in args.policies:
                 row = simulate(ct, p, f, executors=args.executors, cores=args.cores,
-                               refs=args.refs, peer_mode=args.peer_mode).to_dict()
+                               refs=args.refs, peer_mode=args.peer_mode,
+                               storage_fraction=args.storage_fraction).to_dict()
                 row["bound_hit_ratio"] = bound
                 rows.append(row)
     return rows

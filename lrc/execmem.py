@@ -25,6 +25,15 @@ _MIN_PAGE, _MAX_PAGE = 1 << 20, 64 << 20
 _SAFETY = 16  # MemoryManager.defaultPageSizeBytes's safety factor
 
 
+def resolve_storage_fraction(trace, given: float | None = None) -> float:
+    """``given``, else the trace's ``storage_fraction``, else Spark's default; checked."""
+    sf = given if given is not None else trace.storage_fraction
+    sf = SPARK_STORAGE_FRACTION if sf is None else sf
+    if not 0 <= sf < 1:
+        raise ValueError(f"storage_fraction must be in [0, 1), not {sf!r}")
+    return sf
+
+
 def page_bytes(memory: int, storage_fraction: float, cores: int) -> int:
     """Spark's default page size for an executor whose unified region is ``memory`` bytes: the
     execution region per core over 16, rounded up to a power of 2, within [1 MiB, 64 MiB]."""

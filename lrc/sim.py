@@ -29,7 +29,8 @@ from dataclasses import asdict, dataclass, field
 from lrc.compiled import CompiledTrace
 from lrc.cost import DISK_BYTES_PER_S, GPU_COST_WEIGHT, ArrayCosts
 from lrc.evict import EvictionIndex
-from lrc.execmem import SPARK_STORAGE_FRACTION, claim_scale, storage_limit
+from lrc.execmem import (SPARK_STORAGE_FRACTION, claim_scale, resolve_storage_fraction,
+                         storage_limit)
 from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
@@ -105,12 +106,7 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
-    if storage_fraction is None:
-        storage_fraction = ct.trace.storage_fraction
-    if storage_fraction is None:
-        storage_fraction = SPARK_STORAGE_FRACTION
-    if not 0 <= storage_fraction < 1:
-        raise ValueError(f"storage_fraction must be in [0, 1), not {storage_fraction!r}")
+    storage_fraction = resolve_storage_fraction(ct.trace, storage_fraction)
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
                    disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
                    storage_fraction, exec_claims).run()
@@ -216,6 +212,15 @@ class _Replay:
                             caches[e].set_priority(b, prio(b))
                 changed.clear()
 
+        def dropped(victims) -> None:
+            """Evicted blocks leave their executor (a copy stays on disk if their level has one)."""
+            for v in victims:
+                where[v] = -1
+                if disk[v]:
+                    on_disk[v] = 1
+            if log is not None:
+                log.extend(ct.blocks[v] for v in victims)
+
         def load(b: int, ex: int, pinned=(), miss: bool = False) -> float:
             """Cache ``b`` on ``ex`` (evicting what the policy says; ``where[b]`` stays -1 if
             it did not fit); a ``miss`` first re-reads it from disk or recomputes it from
@@ -241,13 +246,8 @@ class _Replay:
             if victims is None:
                 return cost
             if victims:
-                for v in victims:
-                    where[v] = -1
-                    if disk[v]:
-                        on_disk[v] = 1
+                dropped(victims)
                 evictions += len(victims)
-                if log is not None:
-                    log.extend(ct.blocks[v] for v in victims)
             where[b] = ex
             if cache_aware:
                 planner.cached_instead(b, victims)
@@ -310,17 +310,13 @@ class _Replay:
                 if limit < memory:
                     victims = caches[ex].shrink(limit, reads)
                     if victims:
-                        for v in victims:
-                            where[v] = -1
-                            if disk[v]:
-                                on_disk[v] = 1
-                            if cache_aware:
-                                planner.set_cached(v, False)
+                        dropped(victims)
                         exec_evictions += len(victims)
-                        if log is not None:
-                            log.extend(ct.blocks[v] for v in victims)
-                        if cache_aware and refs.changed:
-                            reorder()
+                        if cache_aware:
+                            for v in victims:
+                                planner.set_cached(v, False)
+                            if refs.changed:
+                                reorder()
             for b in creates:
                 if na is not None:
                     na[b] = nxt[pos]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
-from lrc.execmem import SPARK_STORAGE_FRACTION, claim_scale, storage_limit
+from lrc.execmem import claim_scale, page_bytes, resolve_storage_fraction, storage_limit
 from lrc.policies import get_policy
 from lrc.sim import CompiledTrace, simulate
 
@@ -225,9 +225,8 @@ def _same_as(base, job: tuple, ct: CompiledTrace, n: int, cores: int) -> bool:
     memory = int(f * ct.working_set_bytes / n)
     room = memory
     if ct.exec_claims:
-        tr = ct.trace
-        sf = SPARK_STORAGE_FRACTION if tr.storage_fraction is None else tr.storage_fraction
-        claim = ct.max_claim * claim_scale(tr.executor_memory, memory, sf, cores)
+        sf = resolve_storage_fraction(ct.trace)
+        claim = ct.max_claim * claim_scale(ct.trace.executor_memory, memory, sf, cores)
         room = storage_limit(memory, int(claim), sf)
     return (kind == "sim" and base.peak_cache_bytes <= base.cache_bytes // n
             and room >= base.peak_cache_bytes)
@@ -362,6 +361,23 @@ def _rec_line(name: str, r: dict | None, res: WhatIf) -> str:
             f"{r['hit_ratio']:.2f}.")
 
 
+def _claims_line(trace, cores: int) -> str:
+    """What the report says about execution memory's claims on the cache (lrc.execmem)."""
+    claims = [e.exec_bytes for e in trace.events if e.kind == "task" and e.exec_bytes]
+    if not claims:
+        return ("Execution memory: no task logged a claim (`Peak On Heap Execution Memory`, "
+                "Spark 4): replayed as if execution never took cached blocks back")
+    sf = resolve_storage_fraction(trace)
+    text = (f"Execution memory: {len(claims)} tasks claimed some (up to "
+            f"{fmt_bytes(max(claims))}); each claim evicts cached blocks in the policy's order "
+            f"while its task runs, down to spark.memory.storageFraction = {sf:g} of the memory")
+    if trace.executor_memory:
+        text += (f"; logged with {fmt_bytes(trace.executor_memory)} per executor "
+                 f"({fmt_bytes(page_bytes(trace.executor_memory, sf, cores))} pages), rescaled to "
+                 "each size by Spark's page size")
+    return text + " (`lrc/execmem.py`)"
+
+
 def write_report(res: WhatIf, out: Path, command: str) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     plot(res, out / "whatif.png")
@@ -386,6 +402,7 @@ def write_report(res: WhatIf, out: Path, command: str) -> Path:
                      "logged are replayed.")
     if el.warnings:
         notes.append(f"{len(el.warnings)} parser warning(s), first: {el.warnings[0]}")
+    src += "\n\n" + _claims_line(el.trace, res.cores)
     t = res.timings
     text = f"""# What-if: {el.app_name or el.app_id or el.path.name}
 

@@ -50,7 +50,8 @@ def random_traces(draw):
                 reads, creates = d.task_reads(sid, p, mat)
                 mat.update(creates)
                 ev.append(Event.task(sid, p, reads, creates,
-                                     executor=draw(st.sampled_from([None, "0", "1", "7"]))))
+                                     executor=draw(st.sampled_from([None, "0", "1", "7"])),
+                                     exec_bytes=draw(st.sampled_from([None, 0, 5, 50]))))
             ev.append(Event.stage_completed(sid))
         ev.append(Event.job_end(j))
         if draw(st.integers(0, 3)) == 0:

@@ -373,6 +373,36 @@ def test_parse_sizes():
             parse_sizes(bad)
 
 
+def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, capsys):
+    ev = app_log()
+    for e in ev:
+        if e["Event"] == "SparkListenerTaskEnd" and e["Stage ID"] == 3:
+            e["Task Metrics"]["Peak On Heap Execution Memory"] = 1310704
+            e["Task Metrics"]["Peak Execution Memory"] = 10 ** 9  # broadcast sizes: not a claim
+    ev[2:2] = [{"Event": "SparkListenerEnvironmentUpdate", "JVM Information": {},
+                "Spark Properties": {"spark.memory.storageFraction": "0.1"}},
+               {"Event": "SparkListenerBlockManagerAdded", "Timestamp": 1,
+                "Block Manager ID": {"Executor ID": "driver", "Host": "h", "Port": 1},
+                "Maximum Memory": 1, "Maximum Onheap Memory": 1},
+               *({"Event": "SparkListenerBlockManagerAdded", "Timestamp": 1,
+                  "Block Manager ID": {"Executor ID": x, "Host": "h", "Port": 2},
+                  "Maximum Memory": 500_000_000, "Maximum Onheap Memory": 499_961_036}
+                 for x in ("1", "2"))]
+    tr = read_eventlog(write(tmp_path / "app-1", ev)).trace
+    claims = [(e.stage_id, e.exec_bytes) for e in tr.events if e.kind == "task"]
+    assert claims == [(0, None)] * 4 + [(1, None)] * 4 + [(3, 1310704)] * 4
+    assert (tr.executor_memory, tr.storage_fraction) == (499_961_036, 0.1)
+    out = tmp_path / "out"
+    assert main(["whatif", str(tmp_path / "app-1"), "--cache-sizes", "0.5", "--policies", "lru",
+                 "--out", str(out)]) == 0
+    report = (out / "report.md").read_text()
+    assert "Execution memory: 4 tasks claimed some (up to 1.2 MiB)" in report
+    assert "storageFraction = 0.1" in report and "(16.0 MiB pages)" in report  # 2 cores
+    ev[2]["Spark Properties"]["spark.memory.storageFraction"] = "2"
+    tr = read_eventlog(write(tmp_path / "app-2", ev)).trace  # a bad value: skipped, with a warning
+    assert tr.storage_fraction is None
+
+
 def test_whatif_report_and_recommendation(tmp_path, capsys):
     path = write(tmp_path / "app-1", app_log())
     res = run_whatif(path, parse_sizes("0.25,0.5,1.0,3000b"), ["lru", "lrc"], executors=1)
@@ -386,6 +416,7 @@ def test_whatif_report_and_recommendation(tmp_path, capsys):
                  "--out", str(out)]) == 0
     report = (out / "report.md").read_text()
     assert "## Recommendation" in report and "whatif.png" in report and "| lrc |" in report
+    assert "Execution memory: no task logged a claim" in report
     assert (out / "whatif.png").stat().st_size > 0 and json.loads((out / "results.json").read_text())
     assert "report:" in capsys.readouterr().out
 

@@ -1,4 +1,6 @@
 """Execution memory's claims on the cache (lrc.execmem) in the replay."""
+import json
+
 import pytest
 
 from lrc.dag import AppDAG, Job, RDD, Stage
@@ -76,3 +78,37 @@ def test_storage_fraction_is_the_traces_unless_given():
     assert simulate(tr, "lru", 1.0, executors=1).exec_evictions == 1
     with pytest.raises(ValueError, match="storage_fraction"):
         simulate(tr, "lru", 1.0, executors=1, storage_fraction=1.0)
+
+
+def test_simulate_cli_takes_the_runs_storage_fraction(tmp_path, capsys):
+    from lrc.cli import main
+    from lrc.trace import save_trace
+
+    path = save_trace(_trace(10 ** 9), tmp_path / "t.json")
+    rows = {}
+    for sf in ("0.5", "0.9"):
+        out = tmp_path / f"{sf}.json"
+        assert main(["simulate", "--trace", str(path), "--policies", "lru", "--cache-fraction",
+                     "1.5", "--executors", "1", "--storage-fraction", sf, "--json", str(out)]) == 0
+        rows[sf] = json.loads(out.read_text())["results"][0]
+    # 120 bytes of memory, 80 cached, a claim of everything: storage keeps 60 or 108 bytes
+    assert rows["0.5"]["exec_evictions"] == 1 and rows["0.9"]["exec_evictions"] == 0
+    with pytest.raises(SystemExit):
+        main(["simulate", "--trace", str(path), "--storage-fraction", "1.5"])
+    assert "must be in [0, 1)" in capsys.readouterr().err
+
+
+def test_whatif_replays_a_size_whose_claims_evict_though_unlimited_memory_never_did():
+    from lrc.compiled import CompiledTrace
+    from lrc.whatif import replay
+
+    ct = CompiledTrace(_trace(10 ** 9))
+    unlimited, at_one = ("unlimited", "lru", 1.01), ("sim", "lru", 1.0)
+    for jobs in (1, 2):
+        done, cpu = replay(ct, [unlimited, at_one], executors=1, cores=1, refs="online", jobs=jobs)
+        assert done[unlimited].evictions == 0  # no claims with unlimited memory
+        # the cache holds all 80 bytes, as unlimited memory's did, but a claim takes 40 of them
+        assert (done[at_one].exec_evictions, cpu["same"]) == (1, 0)
+    done, cpu = replay(CompiledTrace(_trace(None)), [unlimited, at_one], executors=1, cores=1,
+                       refs="online", jobs=1)
+    assert cpu["same"] == 1 and done[at_one].evictions == 0  # without claims: the same run
