@@ -132,7 +132,8 @@ KEYS: tuple[Key, ...] = (
         "Write spark_plugin.stats() as JSON here when the application ends."),
     Key("spark.lrc.tableWaitMs", "1000", _non_negative_int,
         "On the first task of a stage the table does not cover yet, an executor waits at most this "
-        "long for the driver's plan (then proceeds with what it has)."),
+        "long for the driver's plan (then proceeds with what it has); under lru, which needs no "
+        "table, tasks never wait."),
     Key("spark.lrc.brainTimeoutMs", "30000", _positive_int,
         "When buffered events have waited this long for the brain (it died, was killed or "
         "hangs), the driver clears the table: executors evict in Spark's LRU order, logged once."),
