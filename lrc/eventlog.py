@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
+from lrc.eventlog_sizes import input_metrics_sizes
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  int_field, list_field, storage_level, str_field)
 from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
@@ -428,7 +429,7 @@ class _Parser:
 
     def _estimate_sizes(self, trace: Trace) -> None:
         rdds = trace.dag.rdds
-        per_block = self._input_metrics_sizes(trace)
+        per_block = input_metrics_sizes(trace, self.task_bytes)
         measured = {rid for rid, p in self.sizes if rid in rdds and p < rdds[rid].num_partitions}
         for rid in self.ever_cached:
             r = rdds.get(rid)
@@ -453,39 +454,6 @@ class _Parser:
         est = sorted(r for r, s in self.out.size_source.items() if s in ("rdd_info", "input_metrics"))
         if est:
             log.info("%s: block sizes of cached RDDs %s are estimates", self.path, est[:20])
-
-
-    def _input_metrics_sizes(self, trace: Trace) -> dict[int, int]:
-        """Block size per cached RDD from the bytes tasks read (Spark counts a cached block a
-        task reads in its Input Metrics): first from tasks that read one RDD's blocks, then, with
-        those sizes known, from tasks whose other reads are known; an even split for the rest."""
-        tasks = [e for e in trace.events if e.kind == "task"]
-        if len(tasks) != len(self.task_bytes):
-            return {}
-        samples = [(Counter(r for r, _ in e.reads), n) for e, n in zip(tasks, self.task_bytes)
-                   if e.reads and n > 0]
-        known: dict[int, int] = {}
-        while True:
-            found: dict[int, list[float]] = defaultdict(list)
-            for by_rdd, n in samples:
-                todo = [r for r in by_rdd if r not in known]
-                if len(todo) == 1:
-                    rest = n - sum(known[r] * k for r, k in by_rdd.items() if r in known)
-                    if rest > 0:
-                        found[todo[0]].append(rest / by_rdd[todo[0]])
-            if not found:
-                break
-            for r, vals in found.items():
-                known[r] = max(1, int(median(vals)))
-        split: dict[int, list[float]] = defaultdict(list)
-        for by_rdd, n in samples:
-            total = sum(by_rdd.values())
-            for r in by_rdd:
-                if r not in known:
-                    split[r].append(n / total)
-        for r, vals in split.items():
-            known[r] = max(1, int(median(vals)))
-        return known
 
 
 def read_eventlog(path: str | Path, progress: bool | None = False) -> EventLogTrace:
