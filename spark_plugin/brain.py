@@ -258,7 +258,8 @@ class Brain:
 
     def _job_start(self, ev: wire.JobStart) -> None:
         t0 = time.perf_counter()
-        self.metrics.to_listener_ms.append(ev.sent - ev.time)
+        self.metrics.to_listener_ms.append(ev.received - ev.time)
+        self.metrics.describe_ms.append(ev.sent - ev.received)
         self.metrics.to_brain_ms.append(time.time() * 1000 - ev.sent)
         described = self._job_stages
         # stages the planner saw complete are skipped: not built again (work per new stage)

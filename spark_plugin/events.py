@@ -113,17 +113,21 @@ def job_from_event(ev: JobStart, described: Sequence[StageInfo] | None = None,
     proportional to the application's age, not to the job's new stages)."""
     stages: list[Stage] = []
     rdds: dict[int, RDD] = {}
+    walked: set[int] = set()  # RDDs built from the lineage walk's deps
     new = {s.stage for s in ev.stages}
     for s in ev.stages if described is None else described:
         if s.stage in skip and s.stage not in new:
             continue
         stage_rdds = {r.id for r in s.rdds}
         for r in s.rdds:
-            rdd = _rdd(r, stage_rdds)
-            # The same RDD appears in several stages' lists; keep the most detailed description.
-            known = rdds.get(rdd.id)
-            if known is None or (not known.deps and rdd.deps):
-                rdds[rdd.id] = rdd
+            # The same RDD appears in many stages' lists (a job lists every ancestor stage, and
+            # GraphX's narrow lineage puts hundreds of RDDs in each): the first description the
+            # lineage walk reached is kept, else the first one; each is built once.
+            if r.id in walked or (r.id in rdds and r.deps is None):
+                continue
+            rdds[r.id] = _rdd(r, stage_rdds)
+            if r.deps is not None:
+                walked.add(r.id)
         parts = rdds[s.rdd].num_partitions if s.rdd in rdds else s.tasks
         stages.append(Stage(
             id=s.stage,

@@ -103,11 +103,12 @@ class Metrics:
     recent_evictions: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVICTIONS))
     # job start (the driver's listener) -> its plan applied on every executor with the plugin
     in_force_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
-    # where plan latency goes: job start -> the listener wrote its line (Spark's listener bus,
-    # the lineage walks, the encoding) -> the brain decoded it (buffer, drain, py4j, decoding),
-    # the brain's job start (add_job), the publish (changes, encoding, the py4j call); and the
-    # job_start line's size
+    # where plan latency goes: job start -> Spark's listener bus delivered it (to_listener) ->
+    # the listener wrote its line (describe: the lineage walks, the encoding) -> the brain
+    # decoded it (buffer, drain, py4j, decoding), the brain's job start (add_job), the publish
+    # (changes, encoding, the py4j call); and the job_start line's size
     to_listener_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    describe_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     to_brain_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     add_job_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     publish_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
@@ -214,6 +215,7 @@ class Metrics:
             "push_lag_ms": _summary(self.push_lag_ms),
             "in_force_ms": _summary(self.in_force_ms),
             "plan_breakdown_ms": {"to_listener": _summary(self.to_listener_ms),
+                                  "describe": _summary(self.describe_ms),
                                   "to_brain": _summary(self.to_brain_ms),
                                   "add_job": _summary(self.add_job_ms),
                                   "publish": _summary(self.publish_ms)},

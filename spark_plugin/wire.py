@@ -10,8 +10,9 @@ Events: one JSON object per line, field `e` the type; every other field is requi
 strict both ways: a missing, unexpected or mistyped field is a `WireError` naming it), except
 `deps`, which is absent when the lineage walk did not reach the RDD.
 
-    job_start        job, time (ms, the scheduler's job start), sent (ms, the listener wrote
-                     the line), stage_ids (every stage of the job, in Spark's order),
+    job_start        job, time (ms, the scheduler's job start), received (ms, Spark's listener
+                     bus delivered it to the listener), sent (ms, the listener wrote the
+                     line), stage_ids (every stage of the job, in Spark's order),
                      stages: [stage] (only those no earlier job_start described at this
                      attempt: the listener remembers the last 1,024, `Described.java`; the
                      brain resolves stages and RDDs named by id, `events.StageMemory`)
@@ -113,7 +114,7 @@ StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, par
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 
-JobStart = _event("job_start", "JobStart", job=int, time=int, sent=int, stage_ids=Ints,
+JobStart = _event("job_start", "JobStart", job=int, time=int, received=int, sent=int, stage_ids=Ints,
                   stages=tuple[StageInfo, ...])
 StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=int, tasks=int,
                         time=int)

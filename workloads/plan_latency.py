@@ -1,8 +1,9 @@
 """Table latency on a real cluster: job start -> plan published -> in force on every executor.
 
-`python -m workloads.plan_latency [--workload pagerank --iterations 10 --runs 1]` runs the
-workload on `local-cluster[2,1,1024]` (two executor JVMs) with spark-lrc on, and prints, per run
-and pooled over runs, the brain's `stats()` latencies (median / p99 / max, ms):
+`python -m workloads.plan_latency [--workload pagerank --kw iterations=10 --runs 1]` runs any
+workload of `workloads/` (GraphX's included) on `local-cluster[2,1,1024]` (two executor JVMs) with
+spark-lrc on, and prints, per run and pooled over runs, the brain's `stats()` latencies
+(median / p99 / max, ms):
 
 - `plan_latency_ms`: the listener's job start -> the version carrying the job's plan published;
 - `in_force_ms`: job start -> that version applied on every executor (publish + its `table_applied`
@@ -19,24 +20,28 @@ import json
 
 import numpy as np
 
+from workloads.bench.cli import _value
+
 KEYS = ("plan_latency_ms", "in_force_ms", "push_lag_ms")
 
 
-def one_run(workload: str, iterations: int, policy: str) -> dict:
+def one_run(workload: str, kwargs: dict, policy: str) -> dict:
     from pyspark.sql import SparkSession
 
     import spark_plugin
-    from workloads import pagerank
+    import workloads
 
+    mod = workloads.get(workload)
     builder = (SparkSession.builder.master("local-cluster[2,1,1024]")
                .appName(f"spark-lrc-plan-latency-{workload}")
                .config("spark.executor.memory", "768m"))
+    jars = [str(j) for j in getattr(mod, "extra_jars", list)()]  # the GraphX workloads' jar
+    if jars:
+        builder = builder.config("spark.jars", ",".join(jars))
     spark = spark_plugin.configure(builder, policy=policy).getOrCreate()
     try:
         spark.sparkContext.parallelize(range(4), 4).count()  # executors up before the timing
-        if workload != "pagerank":
-            raise SystemExit(f"unknown workload {workload!r}")
-        pagerank.run(spark, iterations=iterations, verify=False)
+        mod.run(spark, **kwargs)
         brain = spark_plugin.session.active_brain()
         brain.sync()
         return brain.stats(), list(brain.metrics.in_force_ms), list(brain.metrics.plan_latency_ms)
@@ -55,13 +60,19 @@ def _summary(xs: list[float]) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="workloads.plan_latency", description=__doc__.split("\n")[0])
     ap.add_argument("--workload", default="pagerank")
-    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--kw", action="append", default=[],
+                    help="workload arguments, ARG=VALUE (repeatable); pagerank's default: "
+                         "iterations=10 verify=False")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--policy", default="lrc")
     args = ap.parse_args(argv)
+    kwargs = {"iterations": 10, "verify": False} if args.workload == "pagerank" else {}
+    for item in args.kw:
+        arg, _, val = item.partition("=")
+        kwargs[arg.strip()] = _value(val.strip())
     pooled_force, pooled_plan, runs = [], [], []
     for _ in range(args.runs):
-        st, force, plan = one_run(args.workload, args.iterations, args.policy)
+        st, force, plan = one_run(args.workload, kwargs, args.policy)
         pooled_force += force
         pooled_plan += plan
         run = {k: st[k] for k in KEYS}

@@ -216,6 +216,35 @@ def test_a_job_start_names_what_earlier_ones_described_by_id_only(spark):
         assert again[0]["rdds"] == []
 
 
+def test_a_job_start_describes_an_rdd_again_only_when_its_description_changed(spark):
+    """The listener compares each RDD's description field by field with what it sent (no JSON
+    written for an unchanged one): persisted or renamed since, the RDD is described again with
+    its new level or name; its unchanged parents go by id; an RDD new on top of lineage walked
+    before carries its dependencies."""
+    from pyspark import StorageLevel
+
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    p = sc.parallelize(range(40), 4).map(lambda i: (i % 5, i)).partitionBy(2)
+    assert p.count() == 40
+    p.persist(StorageLevel.MEMORY_ONLY)
+    assert p.count() == 40
+    p.setName("renamed")
+    q = p.map(lambda kv: kv[1])
+    assert q.count() == 40
+    starts = [e for e in ev.wait_for(job_done(3)) if e["e"] == "job_start"]
+    d1, d2, d3 = ({r["id"]: r for st in e["stages"] for r in st["rdds"]} for e in starts)
+    pid = p.id()
+    assert not d1[pid]["cached"] and d1[pid]["level"] == "NONE"
+    assert d2[pid]["cached"] and d2[pid]["level"].startswith("MEMORY_ONLY")  # PySpark: _SER
+    assert d3[pid]["name"] == "renamed"
+    assert d1[pid]["parents"] and not set(d1[pid]["parents"]) & set(d2), "parents go by id"
+    new = [r for r in d3.values() if r["id"] not in d1 and r["id"] not in d2]
+    assert new and all(r.get("deps") for r in new), "new RDDs carry their deps"
+    p.unpersist(blocking=True)
+
+
 def test_describe_stages_walks_live_lineage(spark):
     sc = spark.sparkContext
     ev = Events(spark)

@@ -55,7 +55,7 @@ def apply(table: dict[int, list[float]], arrays: str) -> dict[int, list[float]]:
 
 def job_start(job: int, stage: int, cached_rdd: int, reader: int, parts: int = 4) -> str:
     """One job whose single stage reads cached RDD `cached_rdd` through RDD `reader`."""
-    return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "sent": 0,
+    return json.dumps({"e": "job_start", "job": job, "time": int(time.time() * 1000), "received": 0, "sent": 0,
                        "stage_ids": [stage], "stages": [{
         "stage": stage, "attempt": 0, "rdd": reader, "tasks": parts, "parents": [], "shuffle": -1,
         "rdd_ids": [cached_rdd, reader], "rdds": [

@@ -49,7 +49,7 @@ class ListenerModel:
             self._put(self.stages, sid, attempt, self.capacity)
         for rid, text in rdd_order:
             self._put(self.rdds, rid, text, self.rdd_capacity)
-        return json.dumps({"e": "job_start", "job": job, "time": 0, "sent": 0,
+        return json.dumps({"e": "job_start", "job": job, "time": 0, "received": 0, "sent": 0,
                            "stage_ids": [s for s, _ in stages], "stages": described})
 
 

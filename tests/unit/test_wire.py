@@ -109,3 +109,34 @@ def test_a_stage_bound_to_gpus_carries_them_into_the_planners_stage():
     ev["stages"][0]["gpus"] = "one"
     with pytest.raises(wire.WireError, match=r"job_start.stages\[0\].gpus"):
         wire.decode_event(json.dumps(ev))
+
+
+def test_an_rdd_listed_by_several_stages_keeps_its_first_description_with_deps():
+    """A job lists every ancestor stage, and GraphX's stages share hundreds of RDDs: each RDD is
+    built from the first description the lineage walk reached (with `deps`), else from the first
+    one (its parents inside the stage taken as narrow dependencies of unknown mapping)."""
+    from spark_plugin.events import job_from_event
+
+    def rdd(deps):
+        r = {"id": 5, "name": "r", "callsite": "", "parts": 2, "level": "NONE", "cached": False,
+             "parents": [4]}
+        return r if deps is None else {**r, "deps": deps}
+
+    def dep(kind):
+        return {"parent": 4, "kind": kind, "in_start": 0, "out_start": 0, "length": 0, "map": []}
+
+    def stage(sid, r5):
+        return {"stage": sid, "attempt": 0, "rdd": 5, "tasks": 2, "parents": [], "shuffle": sid,
+                "rdd_ids": [4, 5], "rdds": [
+                    {"id": 4, "name": "", "callsite": "", "parts": 2, "level": "NONE",
+                     "cached": False, "parents": []}, r5]}
+
+    for order, kind in (([None, [dep("one_to_one")], [dep("shuffle")]], "one_to_one"),
+                        ([[dep("shuffle")], [dep("one_to_one")]], "shuffle"),
+                        ([None, None], "unknown")):
+        ev = {"e": "job_start", "job": 0, "time": 0, "received": 0, "sent": 0,
+              "stage_ids": list(range(len(order))),
+              "stages": [stage(i, rdd(d)) for i, d in enumerate(order)]}
+        _, _, rdds = job_from_event(wire.decode_event(json.dumps(ev)))
+        assert [r.id for r in rdds] == [4, 5]
+        assert [d.kind for d in rdds[1].deps] == [kind], order

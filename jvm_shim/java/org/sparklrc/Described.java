@@ -1,12 +1,14 @@
 package org.sparklrc;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What job_start events already described, so that later ones name it by id: stages (id ->
- * attempt) and RDDs (id -> hash of the description sent). Spark lists every stage of a job,
+ * attempt) and RDDs (id -> the description sent, as fields: comparing them costs no JSON). Spark lists every stage of a job,
  * skipped ones included, under new stage ids after the first job ends (the scheduler forgets
  * ended jobs' stages), but over the same RDDs: an iterative application's job starts grow
  * with its lineage while the RDDs a job adds are few. An RDD whose description changed (a
@@ -26,9 +28,53 @@ final class Described {
   static final int RDDS = 1024;
 
   private static final Map<Integer, Integer> STAGE = lru(STAGES);
-  private static final Map<Integer, Integer> RDD = lru(RDDS);
+  private static final Map<Integer, Rdd> RDD = lru(RDDS);
 
   private Described() {}
+
+  /**
+   * The fields of an RDD's description ({@link Events#rdd}); equal when the text would be equal.
+   * {@code deps} compares by identity: Lineage caches each RDD's deps array once, unchanged.
+   */
+  static final class Rdd {
+    final int id;
+    final String name;
+    final String callsite;
+    final int parts;
+    final String level;
+    final boolean cached;
+    final List<Integer> parents;
+    final ArrayNode deps;
+
+    Rdd(int id, String name, String callsite, int parts, String level, boolean cached,
+        List<Integer> parents, ArrayNode deps) {
+      this.id = id;
+      this.name = name;
+      this.callsite = callsite;
+      this.parts = parts;
+      this.level = level;
+      this.cached = cached;
+      this.parents = parents;
+      this.deps = deps;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Rdd)) {
+        return false;
+      }
+      Rdd r = (Rdd) o;
+      return id == r.id && parts == r.parts && cached == r.cached && deps == r.deps
+          && Objects.equals(name, r.name) && Objects.equals(callsite, r.callsite)
+          && level.equals(r.level) && parents.equals(r.parents);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(id, name, callsite, parts, level, cached, parents,
+          System.identityHashCode(deps));
+    }
+  }
 
   private static <V> Map<Integer, V> lru(int capacity) {
     return new LinkedHashMap<Integer, V>(256, 0.75f, true) {
@@ -45,10 +91,9 @@ final class Described {
     return a != null && a == attempt;
   }
 
-  /** Whether the RDD was described with this text. */
-  static synchronized boolean rdd(int id, String text) {
-    Integer h = RDD.get(id);
-    return h != null && h == text.hashCode();
+  /** Whether the RDD was described as {@code d} says. */
+  static synchronized boolean rdd(Rdd d) {
+    return d.equals(RDD.get(d.id));
   }
 
   /**
@@ -56,12 +101,12 @@ final class Described {
    * stages it described {@code [id, hash]} in theirs, become the most recently used, as the
    * brain's memory does for the same event.
    */
-  static synchronized void sent(List<int[]> stages, List<int[]> rdds) {
+  static synchronized void sent(List<int[]> stages, List<Rdd> rdds) {
     for (int[] s : stages) {
       STAGE.put(s[0], s[1]); // access order: a put of a present key moves it to the end too
     }
-    for (int[] r : rdds) {
-      RDD.put(r[0], r[1]);
+    for (Rdd r : rdds) {
+      RDD.put(r.id, r);
     }
   }
 

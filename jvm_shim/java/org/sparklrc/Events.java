@@ -71,11 +71,13 @@ final class Events {
 
   /**
    * {@code stageIds}: all the job's stages; {@code stages}: descriptions of the new ones;
-   * {@code sent}: when the listener wrote the line (after Spark's bus and the lineage walks).
+   * {@code received}: when Spark's listener bus delivered the job start to the listener;
+   * {@code sent}: when the listener wrote the line (after the lineage walks and descriptions).
    */
-  static String jobStart(int job, long time, long sent, List<Integer> stageIds,
+  static String jobStart(int job, long time, long received, long sent, List<Integer> stageIds,
       ArrayNode stages) {
-    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time).put("sent", sent);
+    ObjectNode n = event(Type.JOB_START).put("job", job).put("time", time)
+        .put("received", received).put("sent", sent);
     n.set("stage_ids", ints(stageIds));
     n.set("stages", stages);
     return text(n);

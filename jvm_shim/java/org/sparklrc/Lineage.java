@@ -81,6 +81,20 @@ final class Lineage {
    * caches each RDD's deps and returns the RDDs seen in walk order.
    */
   static List<RDD<?>> walk(RDD<?> root) {
+    return walk(root, false);
+  }
+
+  /**
+   * Caches the deps of {@code root}'s narrow lineage, not walking again from an RDD whose deps are
+   * cached (its lineage was walked with it; RDDs are immutable): each RDD is walked once in the
+   * application, where walking every job's stages again costs work proportional to the lineage's
+   * length per stage (GraphX lists dozens of stages per job, over hundreds of RDDs each).
+   */
+  static void cacheDeps(RDD<?> root) {
+    walk(root, true);
+  }
+
+  private static List<RDD<?>> walk(RDD<?> root, boolean stopAtCached) {
     List<RDD<?>> seen = new ArrayList<>();
     HashSet<Integer> ids = new HashSet<>();
     ArrayDeque<RDD<?>> todo = new ArrayDeque<>();
@@ -88,6 +102,9 @@ final class Lineage {
     ids.add(root.id());
     while (!todo.isEmpty()) {
       RDD<?> rdd = todo.pollFirst();
+      if (stopAtCached && cachedDeps(rdd.id()) != null) {
+        continue;
+      }
       seen.add(rdd);
       ArrayNode deps = Events.array();
       boolean ok = true;

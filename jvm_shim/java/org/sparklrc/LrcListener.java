@@ -88,13 +88,15 @@ public class LrcListener extends SparkListener {
   @Override
   public void onJobStart(SparkListenerJobStart e) {
     EventBuffer.jobStarted(e.jobId());
+    long received = System.currentTimeMillis();
     record("a job start", () -> {
       LrcDriverPlugin.noteJobStart();
       SparkContext c = context();
       List<Integer> ids = new ArrayList<>();
       List<int[]> order = new ArrayList<>();
-      List<int[]> rddOrder = new ArrayList<>(); // RDDs of the described stages, in their order
-      Map<Integer, Integer> inThisEvent = new HashMap<>(); // rdd -> hash, described above
+      // RDDs of the described stages, in their order, with what their descriptions say
+      List<Described.Rdd> rddOrder = new ArrayList<>();
+      Map<Integer, Described.Rdd> inThisEvent = new HashMap<>(); // described above
       ArrayNode stages = Events.array(); // only those no earlier job start described
       for (StageInfo si : CollectionConverters.asJava(e.stageInfos())) {
         ids.add(si.stageId());
@@ -103,7 +105,7 @@ public class LrcListener extends SparkListener {
           stages.add(stage(c, si, rddOrder, inThisEvent));
         }
       }
-      String line = Events.jobStart(e.jobId(), e.time(), System.currentTimeMillis(), ids,
+      String line = Events.jobStart(e.jobId(), e.time(), received, System.currentTimeMillis(), ids,
           stages);
       Described.sent(order, rddOrder); // only once the line exists (a failure sends nothing)
       return line;
@@ -111,15 +113,15 @@ public class LrcListener extends SparkListener {
   }
 
   /** A stage's description; its RDDs described before with the same text go by id only. */
-  private static ObjectNode stage(SparkContext c, StageInfo si, List<int[]> rddOrder,
-      Map<Integer, Integer> inThisEvent) {
+  private static ObjectNode stage(SparkContext c, StageInfo si, List<Described.Rdd> rddOrder,
+      Map<Integer, Described.Rdd> inThisEvent) {
     List<RDDInfo> infos = CollectionConverters.asJava(si.rddInfos());
     int finalRdd = infos.isEmpty() ? -1 : infos.get(0).id();
     Stage live = Lineage.stage(c, si.stageId());
     if (live != null) {
       try {
         finalRdd = live.rdd().id();
-        Lineage.walk(live.rdd());
+        Lineage.cacheDeps(live.rdd());
       } catch (Throwable t) {
         // deps stay omitted
       }
@@ -128,16 +130,17 @@ public class LrcListener extends SparkListener {
     List<Integer> rddIds = new ArrayList<>();
     ArrayNode rdds = Events.array();
     for (RDDInfo r : infos) {
-      ObjectNode node = Lineage.rdd(r.id(), r.name(), r.callSite(), r.numPartitions(),
-          r.storageLevel(), Lineage.ints(r.parentIds()));
-      String text = Events.text(node);
-      int hash = text.hashCode();
+      // compared as fields, written only when new: a stage lists hundreds of RDDs on GraphX
+      Described.Rdd d = new Described.Rdd(r.id(), r.name(), r.callSite(), r.numPartitions(),
+          Lineage.levelName(r.storageLevel()), r.storageLevel() != null && r.storageLevel().isValid(),
+          Lineage.ints(r.parentIds()), Lineage.cachedDeps(r.id()));
       rddIds.add(r.id());
-      rddOrder.add(new int[] {r.id(), hash});
-      Integer here = inThisEvent.get(r.id());
-      if (here != null ? here != hash : !Described.rdd(r.id(), text)) {
-        rdds.add(node);
-        inThisEvent.put(r.id(), hash);
+      rddOrder.add(d);
+      Described.Rdd here = inThisEvent.get(r.id());
+      if (here != null ? !here.equals(d) : !Described.rdd(d)) {
+        rdds.add(Events.rdd(d.id, d.name, d.callsite, d.parts, d.level, d.cached, d.parents,
+            d.deps));
+        inThisEvent.put(r.id(), d);
       }
     }
     return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),
