@@ -19,7 +19,7 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
       stage          stage, attempt, rdd (final RDD), tasks, parents (stage ids),
                      shuffle (shuffle id it writes, -1 for a result stage), rdd_ids (all its
                      RDDs), rdds: [rdd] (only those no earlier job_start described with the
-                     same text: the listener remembers 1,024; `describeStages` describes all),
+                     same fields: the listener remembers 1,024; `describeStages` describes all),
                      gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,

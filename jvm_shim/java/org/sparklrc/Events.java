@@ -85,7 +85,7 @@ final class Events {
 
   /**
    * One stage of a job start (also of LrcBridge.describeStages): {@code rddIds} all its RDDs,
-   * {@code rdds} the descriptions of those not described before with the same text.
+   * {@code rdds} the descriptions of those not described before with the same fields.
    */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
       int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus) {

@@ -112,7 +112,7 @@ public class LrcListener extends SparkListener {
     }, true);
   }
 
-  /** A stage's description; its RDDs described before with the same text go by id only. */
+  /** A stage's description; its RDDs described before with the same fields go by id only. */
   private static ObjectNode stage(SparkContext c, StageInfo si, List<Described.Rdd> rddOrder,
       Map<Integer, Described.Rdd> inThisEvent) {
     List<RDDInfo> infos = CollectionConverters.asJava(si.rddInfos());
