@@ -17,7 +17,8 @@ from spark_plugin.scale import new_brain
 
 class ListenerModel:
     """Described.java and LrcListener.onJobStart: LinkedHashMaps in access order, eldest out
-    past the capacity; an RDD goes by id when described before with the same text."""
+    past the capacity; an RDD goes by id when described before the same (its text here, its
+    fields there)."""
 
     def __init__(self, capacity: int, rdd_capacity: int) -> None:
         self.capacity, self.rdd_capacity = capacity, rdd_capacity
