@@ -65,8 +65,8 @@ def by_reference(described: list[dict]) -> list[dict]:
 
 
 def job_start(job: int, stage_ids: list[int], described: list[dict]) -> str:
-    return json.dumps({"e": "job_start", "job": job, "time": T0 + job, "received": T0 + job, "sent": T0 + job,
-                       "stage_ids": stage_ids,
+    return json.dumps({"e": "job_start", "job": job, "time": T0 + job, "received": T0 + job,
+                       "sent": T0 + job, "stage_ids": stage_ids,
                        "stages": described})
 
 

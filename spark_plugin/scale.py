@@ -64,8 +64,8 @@ def job_lines(j: int, parts: int, executors: int = 2) -> list[str]:
     rdds_b = [_rdd(ids["s"], parts, (ids["m3"],), kind="shuffle"),
               _rdd(ids["m4"], parts, (ids["s"],)), _rdd(ids["m5"], parts, (ids["m4"],)),
               _rdd(ids["r"], parts, (ids["m5"],))]
-    out = [json.dumps({"e": "job_start", "job": j, "time": now, "received": now, "sent": now, "stage_ids": [a, b],
-                       "stages": [
+    out = [json.dumps({"e": "job_start", "job": j, "time": now, "received": now, "sent": now,
+                       "stage_ids": [a, b], "stages": [
         {"stage": a, "attempt": 0, "rdd": ids["m3"], "tasks": parts, "parents": [],
          "shuffle": j, "rdd_ids": [r["id"] for r in rdds_a], "rdds": rdds_a},
         {"stage": b, "attempt": 0, "rdd": ids["r"], "tasks": parts, "parents": [a],

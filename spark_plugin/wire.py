@@ -114,8 +114,8 @@ StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, par
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 
-JobStart = _event("job_start", "JobStart", job=int, time=int, received=int, sent=int, stage_ids=Ints,
-                  stages=tuple[StageInfo, ...])
+JobStart = _event("job_start", "JobStart", job=int, time=int, received=int, sent=int,
+                  stage_ids=Ints, stages=tuple[StageInfo, ...])
 StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=int, tasks=int,
                         time=int)
 StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,

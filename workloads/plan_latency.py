@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 
-from workloads.bench.cli import _value
+from workloads.bench.cli import parse_kwargs
 
 KEYS = ("plan_latency_ms", "in_force_ms", "push_lag_ms")
 
@@ -67,9 +67,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--policy", default="lrc")
     args = ap.parse_args(argv)
     kwargs = {"iterations": 10, "verify": False} if args.workload == "pagerank" else {}
-    for item in args.kw:
-        arg, _, val = item.partition("=")
-        kwargs[arg.strip()] = _value(val.strip())
+    kwargs.update(parse_kwargs(f"{args.workload}.{kv}" for kv in args.kw).get(args.workload, {}))
     pooled_force, pooled_plan, runs = [], [], []
     for _ in range(args.runs):
         st, force, plan = one_run(args.workload, kwargs, args.policy)

@@ -1,6 +1,7 @@
 package org.sparklrc;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,8 +9,8 @@ import java.util.Objects;
 
 /**
  * What job_start events already described, so that later ones name it by id: stages (id ->
- * attempt) and RDDs (id -> the description sent, as fields: comparing them costs no JSON). Spark lists every stage of a job,
- * skipped ones included, under new stage ids after the first job ends (the scheduler forgets
+ * attempt) and RDDs (id -> the description sent, as fields: comparing them writes no JSON).
+ * Spark lists every stage of a job, skipped ones included, under new stage ids after the first job ends (the scheduler forgets
  * ended jobs' stages), but over the same RDDs: an iterative application's job starts grow
  * with its lineage while the RDDs a job adds are few. An RDD whose description changed (a
  * storage level set later, deps the walk could not reach before) is described again.
@@ -58,6 +59,11 @@ final class Described {
       this.deps = deps;
     }
 
+    /** The description as the event writes it. */
+    ObjectNode node() {
+      return Events.rdd(id, name, callsite, parts, level, cached, parents, deps);
+    }
+
     @Override
     public boolean equals(Object o) {
       if (!(o instanceof Rdd)) {
@@ -98,7 +104,7 @@ final class Described {
 
   /**
    * A job start went out: its stages {@code [id, attempt]} in its order, and the RDDs of the
-   * stages it described {@code [id, hash]} in theirs, become the most recently used, as the
+   * stages it described in theirs, become the most recently used, as the
    * brain's memory does for the same event.
    */
   static synchronized void sent(List<int[]> stages, List<Rdd> rdds) {

@@ -215,10 +215,11 @@ final class Lineage {
     return l.replication() > 1 ? base + "_" + l.replication() : base;
   }
 
-  static ObjectNode rdd(int id, String name, String callsite, int parts,
+  /** An RDD's description, with the deps the walks cached for it (null if none). */
+  static Described.Rdd rdd(int id, String name, String callsite, int parts,
       StorageLevel level, List<Integer> parents) {
-    return Events.rdd(id, name, callsite, parts, levelName(level), level != null && level.isValid(), parents,
-        cachedDeps(id));
+    return new Described.Rdd(id, name, callsite, parts, levelName(level),
+        level != null && level.isValid(), parents, cachedDeps(id));
   }
 
   /** One stage of describeStages, built from the scheduler's Stage object. */
@@ -238,7 +239,7 @@ final class Lineage {
         parents.add(d.rdd().id());
       }
       rddNodes.add(rdd(r.id(), r.name(), r.getCreationSite(), r.partitions().length,
-          r.getStorageLevel(), parents));
+          r.getStorageLevel(), parents).node());
     }
     return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
         parentStages, shuffle, rddIds, rddNodes, gpusPerTask(sc, s.resourceProfileId()));

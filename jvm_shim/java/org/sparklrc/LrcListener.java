@@ -105,8 +105,8 @@ public class LrcListener extends SparkListener {
           stages.add(stage(c, si, rddOrder, inThisEvent));
         }
       }
-      String line = Events.jobStart(e.jobId(), e.time(), received, System.currentTimeMillis(), ids,
-          stages);
+      String line = Events.jobStart(e.jobId(), e.time(), received, System.currentTimeMillis(),
+          ids, stages);
       Described.sent(order, rddOrder); // only once the line exists (a failure sends nothing)
       return line;
     }, true);
@@ -131,15 +131,13 @@ public class LrcListener extends SparkListener {
     ArrayNode rdds = Events.array();
     for (RDDInfo r : infos) {
       // compared as fields, written only when new: a stage lists hundreds of RDDs on GraphX
-      Described.Rdd d = new Described.Rdd(r.id(), r.name(), r.callSite(), r.numPartitions(),
-          Lineage.levelName(r.storageLevel()), r.storageLevel() != null && r.storageLevel().isValid(),
-          Lineage.ints(r.parentIds()), Lineage.cachedDeps(r.id()));
+      Described.Rdd d = Lineage.rdd(r.id(), r.name(), r.callSite(), r.numPartitions(),
+          r.storageLevel(), Lineage.ints(r.parentIds()));
       rddIds.add(r.id());
       rddOrder.add(d);
       Described.Rdd here = inThisEvent.get(r.id());
       if (here != null ? !here.equals(d) : !Described.rdd(d)) {
-        rdds.add(Events.rdd(d.id, d.name, d.callsite, d.parts, d.level, d.cached, d.parents,
-            d.deps));
+        rdds.add(d.node());
         inThisEvent.put(r.id(), d);
       }
     }
