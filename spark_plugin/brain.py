@@ -108,6 +108,7 @@ class Brain:
         return self
 
     def _run(self) -> None:
+        self.metrics.whole_replies = self.bridge.whole_replies()  # this thread drains
         while not self._stop.is_set():
             try:
                 self.step(wait_ms=self._IDLE_WAIT_MS if not self._dirty else self._publish_due_in(),

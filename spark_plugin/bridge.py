@@ -6,6 +6,7 @@ event lines and table text, in the formats `spark_plugin/wire.py` defines.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from .config import PLUGIN_CLASS
@@ -36,10 +37,13 @@ class ShimNotLoaded(RuntimeError):
 
 class JvmBridge:
     """Typed wrapper around `org.sparklrc.LrcBridge`: its class (in a PySpark driver) or the
-    instance a sidecar's gateway serves as entry point (the same static methods)."""
+    instance a sidecar's gateway serves as entry point (the same static methods). `server`: the
+    py4j gateway's server object (`JavaGateway.java_gateway_server`), for `whole_replies`."""
 
-    def __init__(self, handle: Any):
+    def __init__(self, handle: Any, server: Any = None):
         self._j = handle
+        self._server = server
+        self._whole = threading.local()  # py4j connections are per thread: so is their setting
 
     @classmethod
     def for_context(cls, sc: Any) -> "JvmBridge":
@@ -55,7 +59,7 @@ class JvmBridge:
             raise ShimNotLoaded(
                 f"the shim jar is on the classpath but {PLUGIN_CLASS} is not loaded: "
                 f"add it to spark.plugins before the session starts")
-        return cls(handle)
+        return cls(handle, sc._gateway.java_gateway_server)
 
     def spark_conf(self) -> dict[str, str]:
         """The application's `spark.*` confs as the driver JVM holds them."""
@@ -69,8 +73,19 @@ class JvmBridge:
         """Buffered events; with `wait_ms`, block up to that long in the JVM while none arrived,
         and within it until the oldest has waited `linger_ms` (urgent events end that at once:
         see `spark.lrc.batchMs`)."""
-        return drain_lines(lambda n, w: self._j.drainWait(n, w, linger_ms) if w else self._j.drain(n),
+        whole = getattr(self._whole, "on", False)
+        return drain_lines(lambda n, w: self._j.drainWait(n, w, linger_ms, whole),
                            max_events, wait_ms)
+
+    def whole_replies(self) -> bool:
+        """Sets TCP_NODELAY on this thread's py4j connection, so that its drains return a long
+        job start in one reply instead of pieces of 7,000 characters, one round trip each
+        (`NoDelay.java`). False where the gateway does not allow it: drains stay in pieces."""
+        try:
+            self._whole.on = self._server is not None and bool(self._j.noDelay(self._server))
+        except Exception:  # an older gateway, or none: pieces are always right
+            self._whole.on = False
+        return self._whole.on
 
     def describe_stages(self, stage_ids: list[int]) -> str:
         """`{"stages": [...]}` for these stages from the scheduler's live ones, or "" when it

@@ -113,6 +113,7 @@ class Metrics:
     add_job_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     publish_ms: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     job_start_chars: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
+    whole_replies: bool = False  # the brain's drains come in one reply (bridge.whole_replies)
     _published_at: OrderedDict = field(default_factory=OrderedDict)  # version -> wall ms
     _awaited: OrderedDict = field(default_factory=OrderedDict)  # job -> (start ms, version, {ex: ms})
 
@@ -220,5 +221,6 @@ class Metrics:
                                   "add_job": _summary(self.add_job_ms),
                                   "publish": _summary(self.publish_ms)},
             "job_start_chars": _summary(self.job_start_chars),
+            "whole_replies": self.whole_replies,
             **extra,
         }

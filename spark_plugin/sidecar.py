@@ -37,7 +37,7 @@ def main() -> int:
     gateway = JavaGateway(gateway_parameters=GatewayParameters(
         address="127.0.0.1", port=port, auth_token=secret, auto_field=False))
     try:
-        bridge = JvmBridge(gateway.entry_point)
+        bridge = JvmBridge(gateway.entry_point, gateway.java_gateway_server)
         brain = Brain(bridge, LrcSettings.from_conf(bridge.spark_conf())).start()
         sys.stdin.buffer.read()  # blocks until the driver closes the lifeline (or dies)
         brain.close()

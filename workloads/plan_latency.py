@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> dict:
         run = {k: st[k] for k in KEYS}
         run["plan_breakdown_ms"] = st["plan_breakdown_ms"]
         run["job_start_chars"] = st["job_start_chars"]
+        run["whole_replies"] = st["whole_replies"]
         runs.append(run)
         print(json.dumps(run, indent=1))
     out = {"runs": runs, "pooled": {"plan_latency_ms": _summary(pooled_plan),

@@ -16,6 +16,7 @@ from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_o
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
                               seeded_blocks, session, until_job_end)
 from spark_plugin import wire
+from spark_plugin.bridge import PIECE, JvmBridge
 from spark_plugin.config import KEYS
 
 pytestmark = pytest.mark.spark
@@ -100,12 +101,47 @@ def test_an_event_longer_than_a_drain_reply_arrives_whole(spark):
     ev = Events(spark)
     ev.clear()
     rdd = sc.union([sc.parallelize([i], 1) for i in range(150)])
-    assert rdd.count() == 150
+    assert rdd.take(1) == [0]  # one task; the job start still lists all 150 RDDs
     evs = ev.wait_for(job_done(1))
     start = next(e for e in evs if e["e"] == "job_start")
     assert len(json.dumps(start)) > 3 * 7000
     assert len(start["stages"][0]["rdds"]) > 150
 
+
+def test_the_brains_thread_drains_a_long_job_start_in_one_prompt_reply(spark):
+    """`whole_replies` sets TCP_NODELAY on the calling thread's own py4j connection (PySpark's
+    gateway pins one per Python thread), and that thread's drains return a job start of 20k+
+    characters in one reply, without the 40 ms that Nagle's algorithm and Python's delayed ACK
+    add to a reply longer than py4j's 8 KiB buffer. Other threads' connections are untouched."""
+    sc = spark.sparkContext
+    bus = sc._jsc.sc().listenerBus()
+    jb = JvmBridge.for_context(sc)
+    socket = lambda: sc._gateway.java_gateway_server.getCallbackClient(  # noqa: E731
+        ).getPerThreadConnection().getSocket().getTcpNoDelay()
+    out: dict = {"took": []}
+
+    def brain_thread():
+        out["before"] = socket()
+        out["whole"] = jb.whole_replies()
+        out["after"] = socket()
+        for _ in range(3):
+            Events(spark).clear()
+            assert sc.union([sc.parallelize([i], 1) for i in range(150)]).take(1) == [0]
+            bus.waitUntilEmpty()
+            t0 = time.perf_counter()
+            out["raw"] = bridge(spark).drainWait(100_000, 0, 0, True)
+            out["took"].append(time.perf_counter() - t0)
+
+    t = threading.Thread(target=brain_thread)
+    t.start()
+    t.join(timeout=120)
+    assert out["before"] is False and out["whole"] is True and out["after"] is True
+    assert socket() is False  # this (the test's) thread's connection: untouched
+    lines = out["raw"].split("\n")
+    assert not any(line.startswith(PIECE) for line in lines)
+    start = next(json.loads(line) for line in lines if '"e":"job_start"' in line)
+    assert len(json.dumps(start)) > 3 * 7000 and len(start["stages"][0]["rdds"]) > 150
+    assert min(out["took"]) < 0.035, out["took"]  # with Nagle's hold: 40+ ms every time
 
 
 def test_a_lingering_drain_holds_events_for_a_batch_but_not_a_job_start(spark):
@@ -121,7 +157,7 @@ def test_a_lingering_drain_holds_events_for_a_batch_but_not_a_job_start(spark):
     a.unpersist(blocking=True)  # an unpersist and block removals: no job start
     bus.waitUntilEmpty()
     t0 = time.monotonic()
-    held = b.drainWait(10_000, 1_500, 60_000)
+    held = b.drainWait(10_000, 1_500, 60_000, False)
     waited = time.monotonic() - t0
     assert '"e":"unpersist"' in held
     assert waited >= 1.4, waited  # buffered events did not end the wait: linger, then `wait`
@@ -131,7 +167,7 @@ def test_a_lingering_drain_holds_events_for_a_batch_but_not_a_job_start(spark):
     a.unpersist(blocking=True)
     bus.waitUntilEmpty()
     out: list = []
-    drainer = threading.Thread(target=lambda: out.append((b.drainWait(10_000, 60_000, 60_000),
+    drainer = threading.Thread(target=lambda: out.append((b.drainWait(10_000, 60_000, 60_000, False),
                                                           time.monotonic())))
     drainer.start()
     time.sleep(0.2)  # the drain is lingering on the unpersist's events (60 s)

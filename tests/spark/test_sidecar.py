@@ -127,6 +127,7 @@ def assert_dead_before_hot(tmp: Path, args: list[str], name: str) -> dict:
     assert hot_evicted_while_dead_cached(plain) > 0, plain
     stats = json.loads((tmp / f"stats-{name}-lrc.json").read_text())
     assert stats["policy"] == "lrc" and stats["degraded"] is None and stats["hits"] > 0
+    assert stats["whole_replies"] is True  # the sidecar's gateway sets TCP_NODELAY (NoDelay)
     assert len([e for e, v in stats["executors"].items() if v["installed"]]) == 2
     summary = load_stats(next(lrc_events.iterdir()))  # also in Spark's event log
     assert (summary["hits"], summary["evictions"]) == (stats["hits"], stats["evictions"])

@@ -22,10 +22,11 @@ final class EventBuffer {
    * executors should have before the next tasks evict (not under lru: no count is published). */
   private static volatile boolean taskEndsUrgent = true;
   /**
-   * Most characters one drain returns. py4j writes a reply through an 8 KiB BufferedWriter: a
-   * longer one leaves the socket in two writes, and Nagle's algorithm holds the second until
-   * Python's delayed ACK, 40 ms later (measured: every PageRank job start reached the brain
-   * 45-55 ms late). Below the limit a reply is one write (unless py4j escapes many characters).
+   * Most characters one drain returns on a py4j connection without TCP_NODELAY (see NoDelay). py4j
+   * writes a reply through an 8 KiB BufferedWriter: a longer one leaves the socket in two writes,
+   * and Nagle's algorithm holds the second until Python's delayed ACK, 40 ms later (measured: every
+   * PageRank job start reached the brain 45-55 ms late). Below the limit a reply is one write
+   * (unless py4j escapes many characters).
    */
   static final int MAX_REPLY_CHARS = 7_000;
   /** Starts a reply that holds only a piece of a longer line; the next drain continues it. */
@@ -106,7 +107,7 @@ final class EventBuffer {
   }
 
   static String drain(int max) {
-    return drain(max, 0, 0);
+    return drain(max, 0, 0, MAX_REPLY_CHARS);
   }
 
   /**
@@ -115,9 +116,11 @@ final class EventBuffer {
    * within the same {@code waitMs}, lets the batch grow until its oldest line has waited
    * {@code lingerMs}, unless an urgent line (see add) or {@code max} lines are there: each drain is a
    * py4j round trip (~0.2 ms of the brain's CPU and as much of the JVM's), and on a job of short
-   * tasks, events one at a time made them the brain's largest cost.
+   * tasks, events one at a time made them the brain's largest cost. A reply holds at most
+   * {@code maxChars} characters (0: no limit): a longer line comes in pieces (see PIECE).
    */
-  static String drain(int max, long waitMs, long lingerMs) {
+  static String drain(int max, long waitMs, long lingerMs, int maxChars) {
+    int limit = maxChars > 0 ? maxChars : Integer.MAX_VALUE;
     StringBuilder b = new StringBuilder();
     synchronized (LOCK) {
       lastDrainNs = System.nanoTime();
@@ -144,11 +147,11 @@ final class EventBuffer {
       int n = 0;
       while (n < max && !LINES.isEmpty()) {
         String line = LINES.peekFirst();
-        if (b.length() + 1 + line.length() > MAX_REPLY_CHARS) {
+        if ((long) b.length() + 1 + line.length() > limit) {
           if (n == 0) { // a line longer than a reply: a piece now, the rest stays first
             LINES.pollFirst();
-            LINES.addFirst(line.substring(MAX_REPLY_CHARS - 1));
-            b.append(PIECE).append(line, 0, MAX_REPLY_CHARS - 1);
+            LINES.addFirst(line.substring(limit - 1));
+            b.append(PIECE).append(line, 0, limit - 1);
           }
           break;
         }

@@ -66,9 +66,18 @@ public final class LrcBridge {
   /** Like {@link #drain(int)}, but blocks up to {@code waitMs} while no event is buffered, and
    * within that lets the batch grow while its oldest event has waited less than
    * {@code lingerMs} (a job start, a task end under a count-based policy, or {@code max}
-   * events, end that at once). */
-  public static String drainWait(int max, long waitMs, long lingerMs) {
-    return EventBuffer.drain(max, waitMs, lingerMs);
+   * events, end that at once). Unless {@code whole} (a connection {@link #noDelay} set up), a
+   * reply holds at most EventBuffer.MAX_REPLY_CHARS: a longer line comes in pieces that Python
+   * joins. */
+  public static String drainWait(int max, long waitMs, long lingerMs, boolean whole) {
+    return EventBuffer.drain(max, waitMs, lingerMs, whole ? 0 : EventBuffer.MAX_REPLY_CHARS);
+  }
+
+  /** Sets TCP_NODELAY on the py4j connection of the calling Python thread, given its gateway's
+   * server object ({@code GATEWAY_SERVER}); true if replies on it may be of any length (the
+   * brain then drains whole replies). See {@link NoDelay}. */
+  public static boolean noDelay(Object gatewayServer) {
+    return NoDelay.onCallingConnection(gatewayServer);
   }
 
   /** The wire names of every event type the shim can emit, comma-separated. */

@@ -104,6 +104,7 @@ final class Sidecar {
     GatewayServer gateway = new GatewayServer.GatewayServerBuilder(new LrcBridge())
         .javaPort(0).javaAddress(InetAddress.getLoopbackAddress())
         .authToken(secret.toString()).build();
+    NoDelay.onEveryConnection(gateway); // the brain's drains come whole (see NoDelay)
     // The accept loop on a daemon thread: its connection threads inherit that, so the gateway
     // never keeps the JVM alive.
     Thread accept = new Thread(() -> gateway.start(false), "spark-lrc-sidecar-gateway");
