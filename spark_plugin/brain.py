@@ -266,7 +266,7 @@ class Brain:
         # stages the planner saw complete are skipped: not built again (work per new stage)
         job, stages, rdds = job_from_event(ev, described, skip=self.planner.completed)
         self._unplanned_jobs.append((ev.job, float(ev.time)))
-        self._planner_call("add_job", job, stages, rdds)
+        self._planner_call("add_job", job, stages, rdds, True)  # fresh: built for this call
         self.gpu.job_started(job.id, stages)
         self.metrics.add_job_ms.append((time.perf_counter() - t0) * 1000)
 

@@ -29,3 +29,23 @@ def test_narrow_shape_only_for_one_to_one_lineage_of_equal_partitions():
     dag.add_rdd(RDD(4, 8, (Dependency(0, "unknown"),)))
     assert dag.narrow_shape(2) == (2, 0)
     assert dag.narrow_shape(3) is None and dag.narrow_shape(4) is None
+
+
+def test_add_job_copies_what_the_caller_keeps_and_keeps_what_it_hands_over():
+    """A later job start's merge (`AppDAG.add_rdd` keeps known deps and sizes on the new
+    object) must not reach objects a caller still holds (a simulator's profile DAG); the
+    brain's `fresh` objects are kept as they are (no copy per RDD and stage)."""
+    from lrc.dag import Job, Stage
+    from lrc.planner import Planner
+
+    for fresh in (False, True):
+        p = Planner("lrc")
+        first = [RDD(0, 2, cached=True, block_bytes=7), RDD(1, 2, (Dependency(0),))]
+        p.add_job(Job(0, (0,)), [Stage(0, 1, 2)], first, fresh)
+        again = [RDD(0, 2, cached=True), RDD(1, 2, (Dependency(0, "unknown"),))]
+        stages = [Stage(1, 1, 2, job_id=1)]
+        p.add_job(Job(1, (1,)), stages, again, fresh)
+        assert p.dag.rdds[0].block_bytes == 7 and p.dag.rdds[1].deps == (Dependency(0),)
+        assert (p.dag.rdds[0] is again[0], p.dag.stages[1] is stages[0]) == (fresh, fresh)
+        if not fresh:  # the caller's objects: as it made them
+            assert again[0].block_bytes is None and again[1].deps == (Dependency(0, "unknown"),)
