@@ -115,7 +115,8 @@ class Metrics:
     job_start_chars: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     whole_replies: bool = False  # the brain's drains come in one reply (bridge.whole_replies)
     _published_at: OrderedDict = field(default_factory=OrderedDict)  # version -> wall ms
-    _awaited: OrderedDict = field(default_factory=OrderedDict)  # job -> (start ms, version, {ex: ms})
+    # job -> (start ms, version, {executor: ms in force}, executors installed at the publish)
+    _awaited: OrderedDict = field(default_factory=OrderedDict)
 
     def executor_plugin(self, executor: str, installed: bool, error: str) -> None:
         e = self.executors[executor]
@@ -127,16 +128,19 @@ class Metrics:
         self._published_at[version] = now_ms
         while len(self._published_at) > AWAITED_JOBS:
             self._published_at.popitem(last=False)
+        there = frozenset(x for x, c in self.executors.items() if c.installed)
         for job, start in jobs:
             self.plan_latency_ms.append(now_ms - start)
-            self._awaited[job] = (start, version, {})
+            self._awaited[job] = (start, version, {}, there)
         while len(self._awaited) > AWAITED_JOBS:
             self._awaited.popitem(last=False)
 
     def table_applied(self, executor: str, version: int, lag_ms: float) -> None:
         """An executor applied ``version`` (and every one before it) ``lag_ms`` after its
         publish: the plans of awaited jobs up to that version are in force there; a job's
-        in-force latency is taken once every executor with the plugin installed has it."""
+        in-force latency is taken once every executor that had the plugin installed when the
+        plan was published, and still has, has it (one that registers later gets the whole
+        table when it starts: its start-up is not the plan's latency)."""
         e = self.executors[executor]
         e.table_version = max(e.table_version, version)
         self.push_lag_ms.append(lag_ms)
@@ -144,11 +148,12 @@ class Metrics:
         if published is None or not self._awaited:
             return
         installed = {x for x, c in self.executors.items() if c.installed}
-        for job, (start, v, at) in list(self._awaited.items()):
+        for job, (start, v, at, there) in list(self._awaited.items()):
             if v <= version:
                 at.setdefault(executor, published + lag_ms)
-            if installed and installed <= at.keys():
-                self.in_force_ms.append(max(at[x] for x in installed) - start)
+            needed = (there & installed) or installed
+            if needed and needed <= at.keys():
+                self.in_force_ms.append(max(at[x] for x in needed) - start)
                 del self._awaited[job]
 
     def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block], puts: set[Block],

@@ -49,3 +49,20 @@ def test_an_application_caching_thousands_of_rdds_keeps_its_stats_bounded_and_wh
         assert str(3 * PER_RDD - 1) in s[key] and "0" not in s[key]
     assert sum(s["hits_per_rdd"].values()) == s["hits"] == 3 * PER_RDD
     assert sum(s["evictions_per_rdd"].values()) == s["evictions"]
+
+
+def test_in_force_waits_for_the_executors_there_at_the_publish_not_for_a_later_one():
+    """A job's plan is in force once every executor that had the plugin when the plan was
+    published has applied it; an executor that registers later (its JVM still starting at the
+    job start) gets the whole table when it comes, which is not the plan's latency."""
+    m = Metrics("lrc")
+    m.executor_plugin("1", True, "")
+    m.planned([(7, 1000.0)], version=3, now_ms=1040.0)
+    m.executor_plugin("2", True, "")  # came up after the publish
+    m.table_applied("1", 3, lag_ms=5.0)
+    assert list(m.in_force_ms) == [45.0]
+    m.planned([(8, 2000.0)], version=4, now_ms=2030.0)  # both there now: both needed
+    m.table_applied("1", 4, lag_ms=2.0)
+    assert list(m.in_force_ms) == [45.0]
+    m.table_applied("2", 4, lag_ms=10.0)
+    assert list(m.in_force_ms) == [45.0, 40.0]
