@@ -14,6 +14,8 @@ needed the room (`for`).
 """
 from __future__ import annotations
 
+import time
+
 from collections import Counter, OrderedDict, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -115,12 +117,14 @@ class Metrics:
     job_start_chars: deque = field(default_factory=lambda: deque(maxlen=RECENT_SAMPLES))
     whole_replies: bool = False  # the brain's drains come in one reply (bridge.whole_replies)
     _published_at: OrderedDict = field(default_factory=OrderedDict)  # version -> wall ms
-    # job -> (start ms, version, {executor: ms in force}, executors installed at the publish)
-    _awaited: OrderedDict = field(default_factory=OrderedDict)
+    _awaited: OrderedDict = field(default_factory=OrderedDict)  # job -> (start ms, version, {ex: ms})
+    _up_ms: dict = field(default_factory=dict)  # executor -> wall ms its plugin was reported up
 
-    def executor_plugin(self, executor: str, installed: bool, error: str) -> None:
+    def executor_plugin(self, executor: str, installed: bool, error: str,
+                        now_ms: float | None = None) -> None:
         e = self.executors[executor]
         e.installed, e.error = installed, error
+        self._up_ms[executor] = time.time() * 1000 if now_ms is None else now_ms
 
     def planned(self, jobs: Iterable[tuple[int, float]], version: int, now_ms: float) -> None:
         """Version ``version``, published at ``now_ms`` (after the publish call returned: an
@@ -128,19 +132,19 @@ class Metrics:
         self._published_at[version] = now_ms
         while len(self._published_at) > AWAITED_JOBS:
             self._published_at.popitem(last=False)
-        there = frozenset(x for x, c in self.executors.items() if c.installed)
         for job, start in jobs:
             self.plan_latency_ms.append(now_ms - start)
-            self._awaited[job] = (start, version, {}, there)
+            self._awaited[job] = (start, version, {})
         while len(self._awaited) > AWAITED_JOBS:
             self._awaited.popitem(last=False)
 
     def table_applied(self, executor: str, version: int, lag_ms: float) -> None:
         """An executor applied ``version`` (and every one before it) ``lag_ms`` after its
         publish: the plans of awaited jobs up to that version are in force there; a job's
-        in-force latency is taken once every executor that had the plugin installed when the
-        plan was published, and still has, has it (one that registers later gets the whole
-        table when it starts: its start-up is not the plan's latency)."""
+        in-force latency is taken once every executor with the plugin installed has it, each
+        from the job's start or from its own start-up, whichever is later (an executor that came
+        up after the job started - a warm driver's first jobs start while executor JVMs still
+        launch - gets the table with its first ask: its start-up is not the plan's latency)."""
         e = self.executors[executor]
         e.table_version = max(e.table_version, version)
         self.push_lag_ms.append(lag_ms)
@@ -148,12 +152,12 @@ class Metrics:
         if published is None or not self._awaited:
             return
         installed = {x for x, c in self.executors.items() if c.installed}
-        for job, (start, v, at, there) in list(self._awaited.items()):
+        for job, (start, v, at) in list(self._awaited.items()):
             if v <= version:
                 at.setdefault(executor, published + lag_ms)
-            needed = (there & installed) or installed
-            if needed and needed <= at.keys():
-                self.in_force_ms.append(max(at[x] for x in needed) - start)
+            if installed and installed <= at.keys():
+                self.in_force_ms.append(max(at[x] - max(start, self._up_ms.get(x, start))
+                                            for x in installed))
                 del self._awaited[job]
 
     def task(self, executor: str, planned_reads: Iterable[Block], hits: set[Block], puts: set[Block],
