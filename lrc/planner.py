@@ -6,8 +6,7 @@ keeps the reference state and asks the policy for priorities. Usage::
     p = Planner("lrc")
     p.add_job(Job(0, [0, 1]), [Stage(0, 2, 4), Stage(1, 3, 4, parent_ids=[0])], rdds)
     p.stage_submitted(0); p.task_finished(0, 2); p.block_cached((2, 0), "1", 1024)
-    p.take_changes()  # -> blocks whose priority changed; p.priority(b) / p.table() for values
-"""
+    p.take_changes()  # -> blocks whose priority changed; p.priority(b) / p.table() for values"""
 from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
@@ -43,8 +42,8 @@ class Planner:
     ``simulated=True`` allows policies that need the future (``min``); the simulator fills it.
     ``block_ids``: key blocks by these dense int ids instead of ``(rdd, partition)`` tuples
     (the simulator's lists are indexed by them); every block passed in or handed out is then its
-    id. The planner keeps its own copies of the RDDs and stages it is given: it never changes
-    its callers' objects (a trace replays the same way twice).
+    id. The planner copies the RDDs and stages it is given (but ``add_job(fresh=True)``'s): it
+    never changes its callers' objects (a trace replays the same way twice).
     ``costs``: what misses cost (``lrc.cost``; default: estimated from the events it is given).
     ``predict``: add predicted references for the jobs an iterative application has not
     submitted yet (``lrc.predict``), replaced by each real job. Default: without a profile, for
@@ -55,8 +54,7 @@ class Planner:
     the cost-aware policy (``RefState.seq_weight``; ``lrc.cost.GPU_COST_WEIGHT``); 0: no weight.
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
-    the whole run).
-    """
+    the whole run)."""
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
                  simulated: bool = False, block_ids: BlockIds | None = None,
@@ -79,8 +77,7 @@ class Planner:
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()
-        # shuffles a completed map stage wrote: a later job's map stage that writes one again,
-        # under a new stage id, is skipped by Spark (its output exists)
+        # shuffles a completed map stage wrote: Spark skips a later map stage writing one again
         self.written: OrderedDict[int, None] = OrderedDict()
         self.planned: set[int] = set()
         self.running: set[int] = set()  # jobs started and not ended
@@ -157,9 +154,8 @@ class Planner:
         predicted skipped: its shuffle output exists; should Spark run it after all, having lost
         that output with an executor, ``stage_submitted`` plans it then).
         The job replaces every predicted reference; then it predicts the jobs after it.
-        ``fresh``: the caller built ``stages`` and ``rdds`` for this call and keeps no reference
-        to them (the brain's ``job_from_event``), so the DAG keeps them without a copy each
-        (GraphX lists thousands per job start: the copies took a quarter of its job starts' time)."""
+        ``fresh``: the caller keeps no reference to ``stages``/``rdds`` (the brain's), so the DAG
+        keeps them uncopied (GraphX: a quarter of a job start's time)."""
         before = None
         if self.predictor is not None:
             self._drop_predictions()
@@ -169,10 +165,8 @@ class Planner:
             if r.cached and r.uses_disk:
                 self.refs.costs.disk.add(r.id)
         for s in stages:
-            if s.job_id is None:
-                s = replace(s, job_id=job.id)
-            elif not fresh:
-                s = replace(s)
+            if s.job_id is None or not fresh:
+                s = replace(s, job_id=job.id if s.job_id is None else s.job_id)
             self.dag.add_stage(s)
             if self.bounded:
                 self._stage_jobs.setdefault(s.id, set()).add(job.id)
@@ -239,9 +233,8 @@ class Planner:
         for r in self.dag.rdds:
             if r not in known:
                 self._origin[r] = result
-        # a job's signature is where its result RDD was created: the same in every iteration
-        # of a loop (a generic one mixes shapes up: the predictions fail and decay); a job that
-        # runs only a map stage (adaptive SQL's exchanges) is another kind than its reader
+        # a job's signature: where its result RDD was created, the same in every iteration of a
+        # loop (a generic one mixes shapes up); a map-stage-only job (adaptive SQL) is its own kind
         map_job = last is not None and self.dag.stages[last].shuffle >= 0
         signature = f"{result} (map stage)" if map_job else result
         new = Counter(self._site(r) for r in self.dag.rdds
@@ -268,8 +261,7 @@ class Planner:
                     self.refs.seq_weight[order] = w
                 self.predicted.append(sid)
             shift.update(dict(shape.new_generations))
-        # what the job newly caches and neither it nor a predicted job reads: the application
-        # cached it to read it later; one read per block, after every predicted job
+        # newly cached, read by neither it nor a predicted job: one read per block, after them all
         order = None
         for rid in sorted(r for r in self.dag.rdds if r not in known and self.dag.rdds[r].cached):
             keys = self._keys([(rid, p) for p in range(self.dag.rdds[rid].num_partitions)])
