@@ -426,6 +426,14 @@ def test_priority_entries_match_a_reference_model(spark):
     assert spark.sparkContext._jvm.org.sparklrc.bench.MapModelCheck.run(100) == "ok"
 
 
+def test_flat_event_lines_are_what_jacksons_tree_model_writes(spark):
+    """The flat events (task ends, cache reports, block updates, ...) are written without
+    Jackson's tree model (JsonLine): for random strings (quotes, control characters, surrogate
+    pairs, null), doubles from random bits (NaN as null), longs, booleans and nested arrays, each
+    line equals Jackson's own output character for character (org.sparklrc.JsonLineCheck)."""
+    assert spark.sparkContext._jvm.org.sparklrc.JsonLineCheck.run(50) == "ok"
+
+
 def test_a_placement_copy_evicts_only_blocks_ranked_below_it(spark):
     """A GPU placement copy's put into Spark's MemoryStore, larger than the free storage: as an
     expected copy ranked below everything cached it fails and evicts nothing (the room it was

@@ -11,7 +11,9 @@ import java.util.Map;
 
 /**
  * The one place that writes the shim's event JSON lines, with the Jackson that ships in Spark's
- * jars. Every event type and field is documented once, in the docstring of
+ * jars: Jackson's tree model for the job start's nested descriptions (Described compares and
+ * reuses them), JsonLine for every flat event (the per-task ones among them, written without a
+ * tree). Every event type and field is documented once, in the docstring of
  * {@code spark_plugin/wire.py} (which decodes them); tests/fixtures/events.jsonl ties the two.
  */
 final class Events {
@@ -132,34 +134,35 @@ final class Events {
   }
 
   static String stageSubmitted(int stage, int attempt, int tasks, long time) {
-    return text(event(Type.STAGE_SUBMITTED).put("stage", stage).put("attempt", attempt)
-        .put("tasks", tasks).put("time", time));
+    return new JsonLine(Type.STAGE_SUBMITTED).put("stage", stage).put("attempt", attempt)
+        .put("tasks", tasks).put("time", time).text();
   }
 
   static String stageCompleted(int stage, int attempt, boolean failed, long time) {
-    return text(event(Type.STAGE_COMPLETED).put("stage", stage).put("attempt", attempt)
-        .put("failed", failed).put("time", time));
+    return new JsonLine(Type.STAGE_COMPLETED).put("stage", stage).put("attempt", attempt)
+        .put("failed", failed).put("time", time).text();
   }
 
   static String taskEnd(int stage, int attempt, int partition, String executor, long task,
       boolean success, long durationMs, long execMem) {
-    return text(event(Type.TASK_END).put("stage", stage).put("attempt", attempt)
+    return new JsonLine(Type.TASK_END).put("stage", stage).put("attempt", attempt)
         .put("partition", partition).put("executor", executor).put("task", task)
-        .put("success", success).put("duration_ms", durationMs).put("exec_mem", execMem));
+        .put("success", success).put("duration_ms", durationMs).put("exec_mem", execMem).text();
   }
 
   static String block(String executor, String block, String level, long mem, long disk,
       long time) {
-    return text(event(Type.BLOCK).put("executor", executor).put("block", block)
-        .put("level", level).put("mem", mem).put("disk", disk).put("time", time));
+    return new JsonLine(Type.BLOCK).put("executor", executor).put("block", block)
+        .put("level", level).put("mem", mem).put("disk", disk).put("time", time).text();
   }
 
   static String unpersist(int rdd) {
-    return text(event(Type.UNPERSIST).put("rdd", rdd));
+    return new JsonLine(Type.UNPERSIST).put("rdd", rdd).text();
   }
 
   static String jobEnd(int job, long time, boolean success) {
-    return text(event(Type.JOB_END).put("job", job).put("time", time).put("success", success));
+    return new JsonLine(Type.JOB_END).put("job", job).put("time", time).put("success", success)
+        .text();
   }
 
   static String executorAdded(String executor, String host, int cores,
@@ -172,48 +175,39 @@ final class Events {
   }
 
   static String executorRemoved(String executor) {
-    return text(event(Type.EXECUTOR_REMOVED).put("executor", executor));
+    return new JsonLine(Type.EXECUTOR_REMOVED).put("executor", executor).text();
   }
 
   static String appEnd(long time) {
-    return text(event(Type.APP_END).put("time", time));
+    return new JsonLine(Type.APP_END).put("time", time).text();
   }
 
   // ------------------------------------------------------------------ executor: sent to the driver
 
   static String executorPlugin(String executor, boolean installed, String error) {
-    return text(event(Type.EXECUTOR_PLUGIN).put("executor", executor).put("installed", installed)
-        .put("error", error));
+    return new JsonLine(Type.EXECUTOR_PLUGIN).put("executor", executor)
+        .put("installed", installed).put("error", error).text();
   }
 
   static String tableInForce(String executor, long version, int stage, long waitedMs) {
-    return text(event(Type.TABLE_IN_FORCE).put("executor", executor).put("version", version)
-        .put("stage", stage).put("waited_ms", waitedMs));
+    return new JsonLine(Type.TABLE_IN_FORCE).put("executor", executor).put("version", version)
+        .put("stage", stage).put("waited_ms", waitedMs).text();
   }
 
   static String tableApplied(String executor, long version, double lagMs) {
-    return text(event(Type.TABLE_APPLIED).put("executor", executor).put("version", version)
-        .put("lag_ms", Math.round(lagMs * 1000) / 1000.0));
+    return new JsonLine(Type.TABLE_APPLIED).put("executor", executor).put("version", version)
+        .put("lag_ms", Math.round(lagMs * 1000) / 1000.0).text();
   }
 
   static String taskCache(String executor, int stage, int partition, long task,
       TaskCounters c, long tableVersion) {
-    ObjectNode n = event(Type.TASK_CACHE).put("executor", executor).put("stage", stage)
-        .put("partition", partition).put("task", task);
-    n.set("hits", strings(c.hits));
-    n.set("puts", strings(c.puts));
-    n.set("evicted", strings(c.evicted));
-    ArrayNode evictions = n.putArray("evictions");
+    JsonLine n = new JsonLine(Type.TASK_CACHE).put("executor", executor).put("stage", stage)
+        .put("partition", partition).put("task", task).strings("hits", c.hits)
+        .strings("puts", c.puts).strings("evicted", c.evicted).array("evictions");
     for (TaskCounters.Eviction e : c.evictions) {
-      ObjectNode x = evictions.addObject().put("block", e.block).put("order", e.order);
-      if (Double.isFinite(e.priority)) {
-        x.put("priority", e.priority);
-      } else {
-        x.putNull("priority");
-      }
-      x.put("for", e.forBlock); // null when no put followed
+      n.element().put("block", e.block).put("order", e.order).put("priority", e.priority)
+          .put("for", e.forBlock).end('}'); // "for" is null when no put followed
     }
-    n.put("table_version", tableVersion);
-    return text(n);
+    return n.end(']').put("table_version", tableVersion).text();
   }
 }
