@@ -187,7 +187,8 @@ class AppDAG:
             raise ValueError(f"unknown stage {stage_id}") from None
 
     def _walk(self, root: Block, materialized: Container[Block], skip_root: bool,
-              limit: int | None = None) -> tuple[list[Block], list[Block], float]:
+              limit: int | None = None, unpersisted: Container[int] = ()
+              ) -> tuple[list[Block], list[Block], float]:
         """Walk narrow dependencies from ``root``: (reads, creates, summed compute cost).
         ``limit``: ValueError once the walk would visit more blocks than this."""
         reads: list[Block] = []
@@ -203,7 +204,7 @@ class AppDAG:
             rdd = self.rdds.get(blk[0])
             if rdd is None:
                 continue
-            if rdd.cached and not (skip_root and blk == root):
+            if rdd.cached and not (skip_root and blk == root) and blk[0] not in unpersisted:
                 if blk in materialized:
                     reads.append(blk)
                     continue
@@ -250,11 +251,13 @@ class AppDAG:
         return tuple(cached)
 
     def task_reads(self, stage_id: int, partition: int, materialized: Container[Block],
-                   limit: int | None = None) -> tuple[list[Block], list[Block]]:
+                   limit: int | None = None, unpersisted: Container[int] = ()
+                   ) -> tuple[list[Block], list[Block]]:
         """Cached blocks task (stage, partition) reads, and those it creates (computes first).
-        ``limit``: at most this many blocks visited, else ValueError (hostile input)."""
+        ``limit``: at most this many blocks visited, else ValueError (hostile input).
+        ``unpersisted``: ids of cached RDDs that are no longer (computed, never read or stored)."""
         reads, creates, _ = self._walk((self.stage(stage_id).rdd_id, partition), materialized,
-                                       False, limit)
+                                       False, limit, unpersisted)
         return reads, creates
 
     def task_cost(self, stage_id: int, partition: int, materialized: Container[Block]) -> float:

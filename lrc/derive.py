@@ -21,11 +21,14 @@ from lrc.trace import Event, Trace
 def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
                  ) -> tuple[list[Event], dict[int, list[float]]]:
     """Replay ``events`` in order: each task's reads/creates given what earlier tasks
-    materialized (an unpersist forgets the RDD's blocks). Task events of stages the DAG does not
+    materialized. An unpersist forgets the RDD's blocks, and later tasks neither read nor store
+    them (Spark computes an unpersisted RDD's blocks without storing them; an RDD persisted again
+    after its unpersist is not modelled). Task events of stages the DAG does not
     know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
     shares (seconds) of the tasks that computed it. ``limit``: a task whose narrow lineage
     covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
     materialized: set[Block] = set()
+    unpersisted: set[int] = set()
     out: list[Event] = []
     shares: dict[int, list[float]] = defaultdict(list)
     for ev in events:
@@ -33,7 +36,8 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
             if ev.stage_id not in dag.stages:
                 continue
             try:
-                reads, creates = dag.task_reads(ev.stage_id, ev.partition, materialized, limit)
+                reads, creates = dag.task_reads(ev.stage_id, ev.partition, materialized, limit,
+                                                unpersisted)
             except ValueError as e:
                 raise ValueError(f"task {ev.partition} of stage {ev.stage_id}: {e}") from None
             materialized.update(creates)
@@ -43,6 +47,7 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
                 shares[rid].append((ev.duration_s or 0.0) / len(computed))
         elif ev.kind == "unpersist":
             materialized = {b for b in materialized if b[0] != ev.rdd_id}
+            unpersisted.add(ev.rdd_id)
         out.append(ev)
     return out, shares
 

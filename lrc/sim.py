@@ -3,7 +3,10 @@
 Model: a read hits if the block is cached on any executor (remote reads hit, as in Spark). A miss
 re-reads the block from disk if it was evicted to disk (MEMORY_AND_DISK), otherwise recomputes it
 from lineage (its own cost plus, recursively, its cached inputs' misses); either way it is cached
-again on the task's executor. ``creates`` (first computation of a block) are not reads. Nested
+again on the task's executor - unless its RDD has been unpersisted: Spark then recomputes it
+without storing it (a GraphX loop recomputing a generation it has unpersisted); an RDD persisted
+again after its unpersist is not modelled. ``creates`` (first computation of a block) are not
+reads. Nested
 reads during recomputation change cache state and cost but are not counted in the hit ratio.
 A task's reads stay pinned while it runs. A task that claimed execution memory (the trace's
 ``exec_bytes``) holds it after its reads and until it ends: cached blocks make room down to
@@ -135,6 +138,7 @@ class _Replay:
         self.log = self.res.evicted if log else None
         self.where = [-1] * len(ct.blocks)  # executor caching each block, -1: none
         self.on_disk = bytearray(len(ct.blocks))
+        self.unpersisted: set[int] = set()  # their blocks are recomputed, never stored again
         # constant priorities (Spark's LRU): a hit's place is the order of the moves, not the read
         self.fresh_stamps = policy.constant
         self.planner: Planner | None = None
@@ -158,6 +162,7 @@ class _Replay:
 
     # ---- events ------------------------------------------------------------------------------
     def unpersist(self, rdd_id: int) -> None:
+        self.unpersisted.add(rdd_id)
         gone = [b for c in self.caches for b in c.drop_rdd(rdd_id)]
         for b in gone:
             self.where[b] = -1
@@ -200,6 +205,7 @@ class _Replay:
         na, nxt, pos = self.next_access, self.future, 0
         stamp = evictions = exec_evictions = disk_reads = recomputed = 0
         memory, sf, scale = self.memory, self.storage_fraction, self.claim_scale
+        unpersisted, rdd_of = self.unpersisted, ct.rdd_of
 
         def reorder() -> None:
             """Re-order cached blocks whose priority may have moved (``refs.changed``)."""
@@ -241,6 +247,8 @@ class _Replay:
                         else:
                             stamp += 1
                             caches[e].touch(i, prio(i), stamp)
+            if unpersisted and rdd_of[b] in unpersisted:
+                return cost  # Spark computes an unpersisted RDD's block without storing it
             stamp += 1
             victims = caches[ex].insert(b, prio(b), stamp, pinned)
             if victims is None:

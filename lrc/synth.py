@@ -96,11 +96,12 @@ class App:
 
     def trace(self) -> Trace:
         """Run the jobs in order and record what each task reads and creates."""
-        dag, events, done, mat = self.dag, [], set(), set()
+        dag, events, done, mat, gone = self.dag, [], set(), set(), set()
         for kind, x in self.steps:
             if kind == "unpersist":
                 events.append(Event.unpersist(x))
                 mat = {b for b in mat if b[0] != x}
+                gone.add(x)  # Spark computes its blocks from now on without storing them
                 continue
             events.append(Event.job_start(x))
             for st in parents_first([dag.stages[s] for s in dag.jobs[x].stage_ids]):
@@ -108,7 +109,7 @@ class App:
                     continue  # skipped: shuffle output exists
                 events.append(Event.stage_submitted(st.id))
                 for p in st.task_partitions():
-                    reads, creates = dag.task_reads(st.id, p, mat)
+                    reads, creates = dag.task_reads(st.id, p, mat, unpersisted=gone)
                     cost = dag.task_cost(st.id, p, mat)
                     mat.update(creates)
                     events.append(Event.task(st.id, p, reads, creates, duration_s=round(cost, 6)))

@@ -4,7 +4,8 @@ input alone.
 The oracle is written for clarity, not speed: tuple blocks through the live Planner API
 (block_cached / block_removed per executor, profiles loaded from the Trace), and each eviction
 sorts the cached blocks by (priority now, last access stamp). A task's execution memory claim
-(lrc.execmem) evicts the same way, any RDD, until the cache fits what the claim leaves."""
+(lrc.execmem) evicts the same way, any RDD, until the cache fits what the claim leaves. A block
+of an unpersisted RDD that a miss recomputes is not stored again."""
 import dataclasses
 
 import pytest
@@ -30,7 +31,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
     memory = int(f * ct.working_set_bytes / executors)
     caps = [memory] * executors
     stamps = [dict() for _ in range(executors)]  # per executor: cached block -> last access
-    used, where, on_disk = [0] * executors, {}, set()
+    used, where, on_disk, gone = [0] * executors, {}, set(), set()
     out = dict(reads=0, hits=0, tasks_with_reads=0, tasks_all_hit=0, evictions=0,
                exec_evictions=0, recomputed_bytes=0, disk_reads=0, evicted=[])
     planner = state = None
@@ -99,7 +100,8 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                     stamps[where[i]][i] = tick()
                 else:
                     cost += fetch(i, ex, pinned)
-        insert(b, ex, pinned)
+        if rdd_of[b] not in gone:
+            insert(b, ex, pinned)
         return cost
 
     dag, nxt, pos, load = ct.trace.dag, ct.future()[0].tolist(), 0, {}
@@ -118,6 +120,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                 del stamps[ex][b]
                 used[ex] -= sizes[b]
             on_disk -= {b for b in on_disk if rdd_of[b] == arg}
+            gone.add(arg)
         if kind != 2:
             if planner is None:
                 continue
@@ -210,7 +213,7 @@ def random_traces(draw):
         d.add_rdd(RDD(r, parts, tuple(Dependency(p) for p in ps), cached=cached,
                       storage_level=level if cached else "NONE", block_bytes=sizes,
                       compute_cost=draw(st.floats(0.0, 1.0))))
-    ev, mat, sid = [], set(), 0
+    ev, mat, gone, sid = [], set(), set(), 0
     for j in range(draw(st.integers(1, 8))):
         target = draw(st.integers(1, nrdd))
         stages = [Stage(sid, target, parts, job_id=j)]
@@ -223,7 +226,7 @@ def random_traces(draw):
         ev.append(Event.job_start(j))
         ev.append(Event.stage_submitted(sid))
         for p in draw(st.permutations(list(range(parts)))):
-            reads, creates = d.task_reads(sid, p, mat)
+            reads, creates = d.task_reads(sid, p, mat, unpersisted=gone)
             mat.update(creates)
             ev.append(Event.task(sid, p, reads, creates,
                                  executor=draw(st.sampled_from([None, "0", "1", "7"])),
@@ -235,6 +238,7 @@ def random_traces(draw):
             r = draw(st.integers(1, nrdd))
             ev.append(Event.unpersist(r))
             mat = {b for b in mat if b[0] != r}
+            gone.add(r)
     return d, ev
 
 
@@ -307,3 +311,45 @@ def test_take_changes_hands_over_the_set():
     first.add(("x", 1))  # the caller owns what it got: no effect on the planner
     p.block_cached(blk, "1")
     assert ("x", 1) not in p.take_changes()
+
+
+
+def _unpersist_case() -> Trace:
+    """Blocks of 2 bytes: B (RDD 2, cached) is built on A (RDD 1, cached); A is unpersisted; X, Y
+    and Z (RDDs 3, 6, 7) are created, which pushes B out; then B is read (a miss), then Y. Reads
+    and creates derived as the recorder and the event-log reader derive them (lrc.derive)."""
+    from lrc.derive import derive_reads
+
+    d = AppDAG()
+    d.add_rdd(RDD(0, 1))
+    for rid, parent in [(1, 0), (2, 1), (3, 0), (6, 0), (7, 0)]:
+        d.add_rdd(RDD(rid, 1, (Dependency(parent),), cached=True, block_bytes=2, compute_cost=1.0))
+    d.add_rdd(RDD(4, 1, (Dependency(2),)))  # reads B
+    d.add_rdd(RDD(5, 1, (Dependency(6),)))  # reads Y
+    ev = []
+    for j, rdd in enumerate([2, 3, 6, 7, 4, 5]):
+        d.add_stage(Stage(j, rdd, 1, job_id=j))
+        d.add_job(Job(j, (j,)))
+        ev += [Event.job_start(j), Event.stage_submitted(j), Event.task(j, 0, executor="0"),
+               Event.stage_completed(j), Event.job_end(j)]
+        if j == 0:
+            ev.append(Event.unpersist(1))
+    events, _ = derive_reads(d, ev)
+    return Trace(d, events)
+
+
+def test_a_miss_recomputes_an_unpersisted_input_without_storing_it():
+    # Spark computes an unpersisted RDD's blocks without storing them: the miss on B goes through
+    # A and stores B only (evicting X), so Y still hits. Before, the replay stored A again and
+    # evicted X for it, then Y for B: no hit at all.
+    trace = _unpersist_case()
+    tasks = [e for e in trace.events if e.kind == "task"]
+    assert [(t.reads, t.creates) for t in tasks] == [
+        ((), ((1, 0), (2, 0))), ((), ((3, 0),)), ((), ((6, 0),)), ((), ((7, 0),)),
+        (((2, 0),), ()), (((6, 0),), ())]
+    ct = CompiledTrace(trace)
+    assert ct.working_set_bytes == 8  # B, X, Y, Z: 6 bytes of cache at F = 0.75
+    r = simulate(ct, "lru", 0.75, executors=1, log_evictions=True)
+    assert (r.reads, r.hits, r.evicted) == (2, 1, [(2, 0), (3, 0)])
+    for policy in ("lru", "lrc", "lerc", "mrd"):
+        _check(_unpersist_case, policy, 0.75, executors=1)
