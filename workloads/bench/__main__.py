@@ -1,11 +1,12 @@
-"""`python -m workloads.bench`: run the benchmark, or only re-render (`--render DIR`) or merge a
-re-run into a benchmark (`--merge DIR SRC`)."""
+"""`python -m workloads.bench`: run the benchmark, or only re-render (`--render DIR`), merge a
+re-run into a benchmark (`--merge DIR SRC`) or replay its recorded traces again (`--resim DIR W`)."""
 from __future__ import annotations
 
 import sys
 
 from workloads.bench.cli import parse_conf, parser, settings
 from workloads.bench.merge import merge
+from workloads.bench.replay import resim
 from workloads.bench.report import render
 from workloads.bench.runner import Bench, RunFailed
 from workloads.bench.target import open_target
@@ -19,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.merge:
         print(merge(*a.merge))
+        return 0
+    if a.resim:
+        print(resim(*a.resim))
         return 0
     s = settings(a)
     try:

@@ -46,6 +46,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--merge", nargs=2, metavar=("DIR", "SRC"), default=None,
                     help="replace DIR's results for SRC's workloads by SRC's (a re-run of some "
                          "workloads), keep the commands that still contribute, re-render DIR")
+    ap.add_argument("--resim", nargs=2, metavar=("DIR", "WORKLOADS"), default=None,
+                    help="replay DIR's recorded traces of WORKLOADS (comma-separated) again with "
+                         "the simulator as it is now: the simulator rows and every run's "
+                         "replay_* fields; re-render DIR")
     return ap
 
 

@@ -26,11 +26,12 @@ import json
 import shlex
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from workloads.bench import machine
 from workloads.bench.child import run_child
+from workloads.bench.replay import (calibration_rows, own_run, storage_fraction,
+                                    working_set_bytes)
 from workloads.bench.report import render
 from workloads.bench.settings import Settings
 from workloads.bench.stats import PLAIN, UNLIMITED, fkey
@@ -70,39 +71,12 @@ def schedule(policies: list[str], fractions: list[float], repeat: int,
     return out
 
 
-def bound_hit_ratio(ct, cache_fraction: float, executors: int) -> float | None:
-    """HOOK for the upper bound on the hit ratio: `lrc.bound.hit_bound(ct, cache_fraction,
-    executors)`, recorded on the simulator rows as `bound_hit_ratio` and reported as each policy's
-    distance to it. None (no field) while lrc/bound.py does not exist."""
-    try:
-        from lrc.bound import hit_bound
-    except ModuleNotFoundError as e:
-        if e.name in ("lrc.bound", "lrc"):
-            return None
-        raise
-    b = hit_bound(ct, cache_fraction, executors)
-    if isinstance(b, dict):
-        b = b.get("hit_ratio")
-    elif b is not None and not isinstance(b, (int, float)):
-        b = getattr(b, "hit_ratio", b)
-    return None if b is None else float(b)
-
-
 def metrics_fields(out: dict) -> dict:
     """What a run record keeps of a child's Spark metrics (totals and per executor; the per-stage
     rows go to a side file)."""
     m = out.get("spark_metrics") or {}
     return {"spark_metrics": {**(m.get("totals") or {}), "executors": m.get("executors")}
             if m else None, "spark_metrics_error": out.get("spark_metrics_error")}
-
-
-def working_set_bytes(trace_path: str | Path) -> tuple[int, int, Any]:
-    """(cached working set = peak bytes cached at once, number of blocks, compiled trace)."""
-    from lrc.sim import CompiledTrace
-    from lrc.trace import load_trace
-
-    ct = CompiledTrace(load_trace(trace_path))
-    return int(ct.working_set_bytes), len(ct.blocks), ct
 
 
 class Bench:
@@ -218,28 +192,10 @@ class Bench:
         rec["checksum_ok"] = rec["ok"] and rec["checksum"] == cal["checksum"]
         rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
         if rec["ok"] and self.settings.simulate and got and plugin:
-            rec.update(self.replay_own_run(rec["trace"], policy, got))
+            t = self.target
+            rec.update(own_run(rec["trace"], policy, got, t.executors, t.cores,
+                               self.settings.refs, storage_fraction({"conf": t.conf})))
         return rec
-
-    def replay_own_run(self, trace: str | None, policy: str, storage_per_executor) -> dict:
-        """The simulator's replay of this run's own trace, same policy, same refs and the cache
-        the executors really had, and the execution memory its tasks claimed from that cache
-        (`lrc.execmem`, under the run's spark.memory.storageFraction): what the live hit ratio
-        should be if tables were in force whenever an executor evicts (issue 10's measure)."""
-        from lrc.execmem import SPARK_STORAGE_FRACTION
-        from lrc.sim import simulate
-
-        try:
-            ws, _, ct = working_set_bytes(trace)
-            f = storage_per_executor * self.target.executors / ws
-            sf = float(self.target.conf.get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
-            d = simulate(ct, policy, f, executors=self.target.executors, cores=self.target.cores,
-                         refs=self.settings.refs, storage_fraction=sf).to_dict()
-        except Exception as e:  # informative only: never lose the run for it
-            return {"replay_error": f"{type(e).__name__}: {e}"}
-        return {"replay_hit_ratio": d["hit_ratio"],
-                "replay_effective_hit_ratio": d["effective_hit_ratio"], "replay_fraction": f,
-                "replay_exec_evictions": d["exec_evictions"]}
 
     def stages_file(self, tag: str, out: dict) -> str | None:
         """Write the run's per-stage Spark metrics next to its trace; their path."""
@@ -270,31 +226,9 @@ class Bench:
         return rec
 
     def simulate(self, w: str, cal: dict) -> list[dict]:
-        from lrc.sim import simulate
-
-        _, _, ct = working_set_bytes(cal["trace"])
-        rows = []
-        for f in self.settings.fractions:
-            bound: dict = {}
-            try:
-                b = bound_hit_ratio(ct, f, self.target.executors)
-                if b is not None:
-                    bound["bound_hit_ratio"] = b
-            except Exception as e:  # the bound is informative; never lose the replay for it
-                bound["bound_error"] = f"{type(e).__name__}: {e}"
-            for pol in ["min", *(p for p in self.settings.policies if p != PLAIN)]:
-                refs = "profile" if pol == "min" else self.settings.refs
-                row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": refs, **bound}
-                try:
-                    d = simulate(ct, pol, f, executors=self.target.executors,
-                                 cores=self.target.cores, refs=refs).to_dict()
-                    rows.append({**row, "hit_ratio": d["hit_ratio"],
-                                 "effective_hit_ratio": d["effective_hit_ratio"],
-                                 "est_runtime": d["est_runtime"], "evictions": d["evictions"],
-                                 "recomputed_bytes": d["recomputed_bytes"]})
-                except Exception as e:  # the bound is informative; never lose the runs for it
-                    rows.append({**row, "error": f"{type(e).__name__}: {e}"})
-        return rows
+        s, t = self.settings, self.target
+        return calibration_rows(w, cal["trace"], s.fractions, s.policies, s.refs, t.executors,
+                                t.cores)
 
     def run(self) -> int:
         """Every phase, in order; 1 when a run failed, after writing the report that says which."""
