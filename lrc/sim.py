@@ -3,10 +3,10 @@
 Model: a read hits if the block is cached on any executor (remote reads hit, as in Spark). A miss
 re-reads the block from disk if it was evicted to disk (MEMORY_AND_DISK), otherwise recomputes it
 from lineage (its own cost plus, recursively, its cached inputs' misses); either way it is cached
-again on the task's executor - unless its RDD has been unpersisted: Spark then recomputes it
-without storing it (a GraphX loop recomputing a generation it has unpersisted); an RDD persisted
-again after its unpersist is not modelled. ``creates`` (first computation of a block) are not
-reads. Nested
+again on the task's executor - unless its RDD has been unpersisted: Spark then computes its
+blocks without storing them (a GraphX loop recomputing a generation it has unpersisted), and
+the replay never stores them again; an RDD persisted again after its unpersist is not modelled.
+``creates`` (first computation of a block) are not reads. Nested
 reads during recomputation change cache state and cost but are not counted in the hit ratio.
 A task's reads stay pinned while it runs. A task that claimed execution memory (the trace's
 ``exec_bytes``) holds it after its reads and until it ends: cached blocks make room down to
@@ -248,7 +248,7 @@ class _Replay:
                             stamp += 1
                             caches[e].touch(i, prio(i), stamp)
             if unpersisted and rdd_of[b] in unpersisted:
-                return cost  # Spark computes an unpersisted RDD's block without storing it
+                return cost  # Spark computes an unpersisted RDD's blocks without storing them
             stamp += 1
             victims = caches[ex].insert(b, prio(b), stamp, pinned)
             if victims is None:

@@ -15,7 +15,6 @@ needed the room (`for`).
 from __future__ import annotations
 
 import time
-
 from collections import Counter, OrderedDict, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable

@@ -5,7 +5,7 @@ The oracle is written for clarity, not speed: tuple blocks through the live Plan
 (block_cached / block_removed per executor, profiles loaded from the Trace), and each eviction
 sorts the cached blocks by (priority now, last access stamp). A task's execution memory claim
 (lrc.execmem) evicts the same way, any RDD, until the cache fits what the claim leaves. A block
-of an unpersisted RDD that a miss recomputes is not stored again."""
+of an unpersisted RDD is never stored again."""
 import dataclasses
 
 import pytest
@@ -68,6 +68,8 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         out["evictions"] += len(victims)
 
     def insert(b, ex, pinned):
+        if rdd_of[b] in gone:
+            return
         stamp = tick()
         need = used[ex] + sizes[b] - caps[ex]
         victims = []
@@ -100,8 +102,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                     stamps[where[i]][i] = tick()
                 else:
                     cost += fetch(i, ex, pinned)
-        if rdd_of[b] not in gone:
-            insert(b, ex, pinned)
+        insert(b, ex, pinned)
         return cost
 
     dag, nxt, pos, load = ct.trace.dag, ct.future()[0].tolist(), 0, {}

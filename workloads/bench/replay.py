@@ -92,12 +92,11 @@ def own_run(trace: str | None, policy: str, storage_per_executor, executors: int
             "replay_exec_evictions": d["exec_evictions"]}
 
 
-def storage_fraction(cluster: dict) -> float:
-    """The runs' spark.memory.storageFraction (Spark's default when the cluster set none)."""
+def storage_fraction(conf: dict | None) -> float:
+    """The runs' spark.memory.storageFraction (Spark's default when their conf sets none)."""
     from lrc.execmem import SPARK_STORAGE_FRACTION
 
-    return float((cluster.get("conf") or {}).get("spark.memory.storageFraction",
-                                                  SPARK_STORAGE_FRACTION))
+    return float((conf or {}).get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
 
 
 def resim(out_dir: str | Path, workloads: str) -> Path:
@@ -125,7 +124,7 @@ def resim(out_dir: str | Path, workloads: str) -> Path:
         for r in res["runs"]:
             if r["workload"] == w and "replay_hit_ratio" in r:
                 r.update(own_run(r["trace"], r["policy"], r["storage_bytes_per_executor"], n,
-                                 cores, refs, storage_fraction(cluster)))
+                                 cores, refs, storage_fraction(cluster.get("conf"))))
     res["command"] = res.get("command", "?") + \
         f"\npython -m workloads.bench --resim {out_dir} {','.join(ws)}   # replays again"
     write_results(out_dir, res)

@@ -194,7 +194,7 @@ class Bench:
         if rec["ok"] and self.settings.simulate and got and plugin:
             t = self.target
             rec.update(own_run(rec["trace"], policy, got, t.executors, t.cores,
-                               self.settings.refs, storage_fraction({"conf": t.conf})))
+                               self.settings.refs, storage_fraction(t.conf)))
         return rec
 
     def stages_file(self, tag: str, out: dict) -> str | None:
