@@ -407,7 +407,7 @@ class Brain:
             self._published_stages.popitem(last=False)
         if self._unplanned_jobs:
             self.metrics.publish_ms.append((time.perf_counter() - t0) * 1000)
-            self.metrics.planned(self._unplanned_jobs, self.version, time.time() * 1000)
+        self.metrics.planned(self._unplanned_jobs, self.version, time.time() * 1000)
         self._unplanned_jobs.clear()
 
     def _encode(self, parts: dict[int, set[int]]) -> tuple[str, dict[int, int]]:

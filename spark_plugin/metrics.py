@@ -127,7 +127,10 @@ class Metrics:
 
     def planned(self, jobs: Iterable[tuple[int, float]], version: int, now_ms: float) -> None:
         """Version ``version``, published at ``now_ms`` (after the publish call returned: an
-        upper bound of the driver's stamp), carries the first plans of ``jobs`` (job, start ms)."""
+        upper bound of the driver's stamp), carries the first plans of ``jobs`` (job, start ms),
+        if any. Every version is recorded, plans or not: an executor whose answer holds several
+        versions applies only the newest, which may carry no plan (crd publishes a version per
+        task end), and that apply puts every older plan in force."""
         self._published_at[version] = now_ms
         while len(self._published_at) > AWAITED_JOBS:
             self._published_at.popitem(last=False)

@@ -175,3 +175,22 @@ def test_a_failed_publish_loses_no_event_and_its_rdds_go_out_with_the_next_one()
     assert len(bridge.published) == 1, bridge.published
     _, arrays, stages = bridge.published[0]
     assert arrays == "1=0,1,1,1" and stages == "1", bridge.published
+
+
+def test_a_plan_is_in_force_once_a_later_version_without_plans_is_applied():
+    """crd publishes a version per task end: an executor whose one answer holds the plan's version
+    and a later one applies only the later one, and that puts the plan in force. (Before, only
+    versions carrying plans were timed, so such a job waited for the next job's plan: the 1-2 s
+    `in_force` of crd on SVD++.)"""
+    b, bridge = brain(publish_ms=0)
+    bridge.pending = [json.dumps({"e": "executor_plugin", "executor": "1", "installed": True,
+                                  "error": ""}), job_start(1, 1, cached_rdd=1, reader=3)]
+    b.step()
+    bridge.pending = [task_end(1, 0)]
+    b.step()
+    (plan, _, stages), (counts, _, no_stages) = bridge.published
+    assert stages == "1" and no_stages == "" and counts > plan
+    bridge.pending = [json.dumps({"e": "table_applied", "executor": "1", "version": counts,
+                                  "lag_ms": 1.0})]
+    b.step()
+    assert b.stats()["in_force_ms"]["count"] == 2  # jobs 0 and 1: both plans are in force
