@@ -1,7 +1,10 @@
 """Replays the crd run's own trace under crd with each RDD's rebuild time withheld (lrc.cost's
 UNKNOWN density) until a task of its building stage has finished, as the live brain learns it.
 Needs the run's trace: `python withheld_costs.py /tmp/svd19` (the bench's --out directory).
-A probe (it patches lrc.sim's names), not part of the package."""
+A probe (it patches lrc.sim's names), not part of the package. It prints how often the replay
+asked for a density while the cost was withheld: once per RDD, before any of its blocks is ranked
+against others, so the replay cannot show the live window in which a block is ranked before the
+brain has its cost."""
 import collections
 import json
 import sys
