@@ -92,7 +92,6 @@ class Planner:
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
         self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
-        self._samples: dict[int, int] = {}  # cached RDD -> task durations in its rebuild cost
         self._new_planned: list[int] = []  # stages planned since the last take_planned()
         # what live jobs hold (forget_job drops the rest): stage -> jobs, job -> RDDs, RDD -> jobs
         self._stage_jobs: dict[int, set[int]] = {}
@@ -390,11 +389,8 @@ class Planner:
         block of the cached RDDs the stage computed first takes (a running mean per RDD)."""
         self.refs.finish_task(stage_id, partition)
         if seconds is not None:
-            costs = self.refs.costs
             for rdd in self._builds.get(stage_id, ()):
-                n = self._samples[rdd] = self._samples.get(rdd, 0) + 1
-                old = costs.rebuild_s.get(rdd, 0.0)
-                costs.rebuild_s[rdd] = old + (seconds - old) / n
+                self.refs.costs.task_time(rdd, seconds)
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` is now cached on some executor (True) or on none (False). The simulator
@@ -415,7 +411,7 @@ class Planner:
 
     def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
         if nbytes > 0:
-            self.refs.costs.size[block] = nbytes
+            self.refs.costs.sized(block, nbytes)
         where = self.locations.setdefault(block, set())
         if not where:
             self.set_cached(block, True)
@@ -453,8 +449,7 @@ class Planner:
             del self.locations[b]
         self.materialized.difference_update(self._blocks_of(self.materialized, rdd_id))
         costs = self.refs.costs
-        for b in self._blocks_of(costs.size, rdd_id):
-            del costs.size[b]
+        costs.forget(rdd_id, self._blocks_of(costs.size, rdd_id))
         if self.bounded:
             count = self.refs.count
             for b in self._blocks_of(count, rdd_id):
@@ -462,11 +457,8 @@ class Planner:
                     del count[b]
         if rdd_id in self.dag.rdds:
             self.dag.rdds[rdd_id].cached = False
-        costs.rebuild_s.pop(rdd_id, None)
         self._origin.pop(rdd_id, None)
         self._builder.pop(rdd_id, None)
-        self._samples.pop(rdd_id, None)
-        costs.disk.discard(rdd_id)
         if self.bounded and rdd_id not in self._rdd_jobs:
             self._forget_rdd(rdd_id)
 

@@ -144,7 +144,7 @@ def structure_sizes(brain: Brain) -> dict[str, int]:
         "brain.stage_memory_rdds": brain.stage_memory.sizes()[1],
         "planner.materialized": len(p.materialized), "planner.locations": len(p.locations),
         "planner.origin": len(p._origin), "planner.builder": len(p._builder),
-        "planner.builds": len(p._builds), "planner.samples": len(p._samples),
+        "planner.builds": len(p._builds), "costs.samples": len(refs.costs._samples),
         "refs.pending": len(refs.pending), "refs.stage_seq": len(refs.stage_seq),
         "refs.count": len(refs.count), "refs.next_ref": len(refs.next_ref),
         "costs.size": len(refs.costs.size), "costs.rebuild_s": len(refs.costs.rebuild_s),
