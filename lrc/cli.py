@@ -13,6 +13,7 @@ from lrc.policies import POLICIES, get_policy
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
 from lrc.trace import load_trace
+from lrc.unroll import threshold_of
 
 
 def _floats(s: str) -> list[float]:
@@ -40,6 +41,13 @@ def _sizes(s: str):
 
     try:
         return parse_sizes(s)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _unroll(s: str) -> int:
+    try:
+        return threshold_of({"spark.storage.unrollMemoryThreshold": s})
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -87,6 +95,10 @@ def parser() -> argparse.ArgumentParser:
                    help="spark.memory.storageFraction of the run: the share of memory the "
                         "tasks' execution memory cannot take from the cache (default: the "
                         "trace's, else Spark's 0.5; lrc/execmem.py)")
+    s.add_argument("--unroll-threshold", type=_unroll, default=None, metavar="BYTES",
+                   help="spark.storage.unrollMemoryThreshold of the run (65536, 1m): replay the "
+                        "unroll memory each store reserves first (lrc/unroll.py; default: "
+                        "a store needs only its block's size)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
@@ -181,7 +193,8 @@ def run_simulate(args) -> list[dict]:
             for p in args.policies:
                 row = simulate(ct, p, f, executors=args.executors, cores=args.cores,
                                refs=args.refs, peer_mode=args.peer_mode,
-                               storage_fraction=args.storage_fraction).to_dict()
+                               storage_fraction=args.storage_fraction,
+                               unroll_threshold=args.unroll_threshold).to_dict()
                 row["bound_hit_ratio"] = bound
                 rows.append(row)
     return rows

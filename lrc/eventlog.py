@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
+from lrc.unroll import SPARK_UNROLL_THRESHOLD, threshold_of
 from lrc.eventlog_sizes import input_metrics_sizes
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  int_field, list_field, storage_level, str_field)
@@ -124,6 +125,7 @@ class _Parser:
         self.cores: list[int] = []
         self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager, on heap)
         self.storage_fraction: float | None = None  # spark.memory.storageFraction, when set
+        self.unroll_threshold = SPARK_UNROLL_THRESHOLD  # spark.storage.unrollMemoryThreshold
         self.gpus: dict[int, float] = {}  # resource profile -> GPUs per task (stage-level)
         self.skipped: Counter = Counter()
         self._logged = 0
@@ -285,7 +287,8 @@ class _Parser:
         self.memory[str_field(bm, "Executor ID")] = int_field(e, key, 0, MAX_BYTES)
 
     def environment(self, e: dict) -> None:
-        v = (get_field(e, "Spark Properties") or {}).get("spark.memory.storageFraction")
+        props = get_field(e, "Spark Properties") or {}
+        v = props.get("spark.memory.storageFraction")
         if v is not None:
             try:
                 sf = float(v)
@@ -294,6 +297,10 @@ class _Parser:
             if not 0 <= sf < 1:
                 raise FieldError(f"spark.memory.storageFraction {v!r} is not in [0, 1)"[:200])
             self.storage_fraction = sf
+        try:
+            self.unroll_threshold = threshold_of(props)
+        except ValueError as err:
+            raise FieldError(str(err)) from None
 
     def resource_profile(self, e: dict) -> None:
         self.gpus[int_field(e, "Resource Profile Id")] = gpus_per_task(e)
@@ -418,6 +425,7 @@ class _Parser:
             [m for m in self.memory.values() if m > 0]
         trace.executor_memory = int(median(mem)) if mem else 0
         trace.storage_fraction = self.storage_fraction
+        trace.unroll_threshold = self.unroll_threshold
         out.trace = trace
         out.tasks = len(self.task_bytes)
         out.cores = int(median(self.cores)) if self.cores else 0

@@ -19,8 +19,10 @@ from heapq import heapify, heappop, heappush
 class EvictionIndex:
     """Cached blocks of one executor in eviction order, with their total size (``used``)."""
 
-    def __init__(self, capacity: int, sizes, rdd_of) -> None:
+    def __init__(self, capacity: int, sizes, rdd_of, reserve=None) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
+        # bytes that must be free to store each block (``lrc.unroll``; None: its size)
+        self.reserve = sizes if reserve is None else reserve
         # the most bytes held or asked for at once: a cache at least this large never evicts
         self.peak = 0
         self.sizes, self.rdd_of = sizes, rdd_of
@@ -43,13 +45,13 @@ class EvictionIndex:
         taken: Sequence[int] = ()
         if entry[b] is None:
             rdd_used = self.rdd_used
-            size = self.sizes[b]
-            used = self.used + size
-            if used > self.peak:
-                self.peak = used
-            need = used - self.capacity
+            size, ask = self.sizes[b], self.reserve[b]
+            asked = self.used + max(size, ask)
+            if asked > self.peak:
+                self.peak = asked
+            need = self.used + ask - self.capacity
             if need > 0:
-                if size > self.capacity - rdd_used.get(rdd, 0):
+                if ask > self.capacity - rdd_used.get(rdd, 0):
                     return None  # the RDD's own blocks (never evicted for it) leave too little
                 taken = self._evict(need, rdd, pinned, False)
                 if taken is None:

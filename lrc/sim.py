@@ -39,6 +39,7 @@ from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
 from lrc.trace import Trace
+from lrc.unroll import reserve_bytes
 
 __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 
@@ -94,7 +95,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              disk_bytes_per_s: float = DISK_BYTES_PER_S, log_evictions: bool = False,
              cluster: MixedCluster | None = None,
              gpu_cost_weight: float = GPU_COST_WEIGHT,
-             storage_fraction: float | None = None, exec_claims: bool = True) -> SimResult:
+             storage_fraction: float | None = None, exec_claims: bool = True,
+             unroll_threshold: int | None = None) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
     ``log_evictions`` records victims in ``result.evicted``. ``cluster``: executors of two
@@ -102,7 +104,9 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     (``Planner``). ``storage_fraction``: the share of an executor's memory that execution
     memory's claims cannot take (Spark's spark.memory.storageFraction; None: the trace's, else
     Spark's default); ``exec_claims=False`` replays as if execution never needed the cache's room
-    (unlimited memory). A CompiledTrace can be replayed any number of times: a replay never
+    (unlimited memory). ``unroll_threshold``: Spark's spark.storage.unrollMemoryThreshold, to
+    replay the unroll memory a store reserves first (``lrc.unroll``; None: the trace's, and if
+    it has none - synthetic - a store needs only its block's size). A CompiledTrace can be replayed any number of times: a replay never
     changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
@@ -110,9 +114,18 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
     storage_fraction = resolve_storage_fraction(ct.trace, storage_fraction)
+    if unroll_threshold is None:
+        unroll_threshold = ct.trace.unroll_threshold
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
                    disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
-                   storage_fraction, exec_claims).run()
+                   storage_fraction, exec_claims, unroll_threshold).run()
+
+
+def reserves(ct: CompiledTrace, threshold: int) -> list[int]:
+    """Per block, the storage memory Spark asks for to store it (``lrc.unroll``)."""
+    rdds = ct.trace.dag.rdds
+    return [reserve_bytes(s, threshold, b[0] in rdds and "SER" in rdds[b[0]].storage_level)
+            for s, b in zip(ct.sizes, ct.blocks)]
 
 
 class _Replay:
@@ -121,7 +134,8 @@ class _Replay:
     def __init__(self, ct: CompiledTrace, policy: Policy, fraction: float, executors: int,
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool,
                  cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT,
-                 storage_fraction: float = SPARK_STORAGE_FRACTION, claims: bool = True) -> None:
+                 storage_fraction: float = SPARK_STORAGE_FRACTION, claims: bool = True,
+                 unroll_threshold: int | None = None) -> None:
         self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
         # the DAG as the planner sees it: stages a MixedCluster binds to GPUs carry gpus
         self.dag = gpu_view(ct.trace.dag, cluster.gpu_stages) if cluster else ct.trace.dag
@@ -131,7 +145,9 @@ class _Replay:
         # execution memory's claims, rescaled to this memory (lrc.execmem); 0: none in the trace
         self.claim_scale = claim_scale(ct.trace.executor_memory, per_exec, storage_fraction,
                                        cores) if claims and ct.exec_claims else 0.0
-        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of) for _ in range(executors)]
+        reserve = reserves(ct, unroll_threshold) if unroll_threshold else None
+        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve)
+                       for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors,
                              mixed=self.mixed.res if self.mixed else None)

@@ -111,6 +111,9 @@ class Trace:
     # spark.memory.storageFraction (None: not known)
     executor_memory: int = 0
     storage_fraction: float | None = None
+    # spark.storage.unrollMemoryThreshold of the run (lrc.unroll; None: not known, a store then
+    # replays as needing only its block's size)
+    unroll_threshold: int | None = None
 
     def accesses(self) -> int:
         """Block accesses (reads + creates) in task events."""
@@ -155,6 +158,8 @@ def _memory(trace: Trace) -> dict[str, Any]:
         out["executor_memory"] = trace.executor_memory
     if trace.storage_fraction is not None:
         out["storage_fraction"] = trace.storage_fraction
+    if trace.unroll_threshold is not None:
+        out["unroll_threshold"] = trace.unroll_threshold
     return out
 
 
@@ -169,6 +174,11 @@ def _with_memory(trace: Trace, get, where: str) -> Trace:
         if isinstance(sf, bool) or not isinstance(sf, (int, float)) or not 0 <= sf < 1:
             raise ValueError(f"{where}: storage_fraction must be a number in [0, 1); got {sf!r}"[:200])
         trace.storage_fraction = float(sf)
+    u = get("unroll_threshold")
+    if u is not None:
+        if isinstance(u, bool) or not isinstance(u, int) or u <= 0:
+            raise ValueError(f"{where}: unroll_threshold must be a whole number > 0; got {u!r}"[:200])
+        trace.unroll_threshold = u
     return trace
 
 

@@ -26,7 +26,7 @@ from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
 from lrc.execmem import claim_scale, page_bytes, resolve_storage_fraction, storage_limit
 from lrc.policies import get_policy
-from lrc.sim import CompiledTrace, simulate
+from lrc.sim import CompiledTrace, reserves, simulate
 
 log = logging.getLogger("lrc.whatif")
 
@@ -139,8 +139,11 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
         f = s.fraction if s.fraction is not None else s.per_executor * n / ws
         points.append((s, f))
     fractions = list(dict.fromkeys(f for _, f in points))
-    # unlimited memory: every executor holds it all, and execution never needs the room
-    todo = [("unlimited", "lru", float(n) * 1.01)]
+    # unlimited memory: every executor holds it all and the largest unroll reservation
+    # (lrc.unroll) beyond it, and execution never needs the room
+    t = ct.trace.unroll_threshold
+    extra = max(r - s for r, s in zip(reserves(ct, t), ct.sizes)) if t and ct.sizes else 0
+    todo = [("unlimited", "lru", n * (ws + extra) / ws * 1.01)]
     todo += [("bound", None, f) for f in fractions]
     todo += [("sim", p, f) for f in fractions for p in policies]
     show = progress if progress is not None else el.tasks > 20_000

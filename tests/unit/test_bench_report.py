@@ -505,8 +505,8 @@ def test_report_rows_only_at_the_fractions_a_workload_ran(res):
 
 def test_resim_replays_the_recorded_traces_again(res, tmp_path):
     """--resim DIR W: the simulator rows and each run's replay_* fields of W come from replaying
-    the recorded traces now (stale numbers replaced), other workloads stay; a trace that is gone
-    is an error naming it."""
+    the recorded traces now (stale numbers replaced), with the runs' storage fraction and unroll
+    threshold, other workloads stay; a trace that is gone is an error naming it."""
     from lrc.synth import make
     from lrc.trace import save_trace
     from workloads.bench.replay import calibration_rows, own_run, resim, working_set_bytes
@@ -515,7 +515,8 @@ def test_resim_replays_the_recorded_traces_again(res, tmp_path):
     save_trace(make("pagerank", parts=4, iters=2), trace)
     room = working_set_bytes(trace)[0] // 3  # per executor: 2/3 of the working set in all
     res["calibration"]["pagerank"]["trace"] = trace
-    res["cluster"] = {"executors": 2, "cores": 1, "conf": {"spark.memory.storageFraction": "0.1"}}
+    res["cluster"] = {"executors": 2, "cores": 1, "conf": {"spark.memory.storageFraction": "0.1",
+                                                           "spark.storage.unrollMemoryThreshold": "1m"}}
     for r in res["runs"]:
         r.update(trace=trace, storage_bytes_per_executor=room, replay_hit_ratio=0.0)
     res["sim"] += [{"workload": "zip", "cache_fraction": 0.5, "policy": "lru", "hit_ratio": 0.1}]
@@ -525,10 +526,10 @@ def test_resim_replays_the_recorded_traces_again(res, tmp_path):
     resim(tmp_path, "pagerank")
     got = json.loads((tmp_path / "results.json").read_text())
     assert [r for r in got["sim"] if r["workload"] == "pagerank"] == calibration_rows(
-        "pagerank", trace, [0.5], ["lru"], "online", 2, 1)
+        "pagerank", trace, [0.5], ["lru"], "online", 2, 1, 1 << 20)
     assert [r for r in got["sim"] if r["workload"] == "zip"] == [res["sim"][-1]]
     for r in got["runs"]:
-        want = own_run(trace, r["policy"], room, 2, 1, "online", 0.1)
+        want = own_run(trace, r["policy"], room, 2, 1, "online", 0.1, 1 << 20)
         assert r["replay_hit_ratio"] == want["replay_hit_ratio"] > 0, r
     assert got["command"].endswith(f"--resim {tmp_path} pagerank   # replays again")
     os.remove(trace)

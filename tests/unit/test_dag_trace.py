@@ -78,10 +78,11 @@ def test_trace_round_trip(tmp_path, suffix):
     back = load_trace(save_trace(tr, tmp_path / f"t{suffix}"))
     assert back.events == tr.events and back.name == "zip"
     assert back.dag.to_dict() == tr.dag.to_dict()
-    assert (back.executor_memory, back.storage_fraction) == (0, None)
-    tr.executor_memory, tr.storage_fraction = 11784956, 0.1
+    assert (back.executor_memory, back.storage_fraction, back.unroll_threshold) == (0, None, None)
+    tr.executor_memory, tr.storage_fraction, tr.unroll_threshold = 11784956, 0.1, 65536
     back = load_trace(save_trace(tr, tmp_path / f"m{suffix}"))
-    assert (back.executor_memory, back.storage_fraction) == (11784956, 0.1)
+    assert (back.executor_memory, back.storage_fraction, back.unroll_threshold) == \
+        (11784956, 0.1, 65536)
 
 
 def test_malformed_trace_files_give_clear_errors(tmp_path):
@@ -106,6 +107,9 @@ def test_malformed_trace_files_give_clear_errors(tmp_path):
         load_trace(tmp_path / "bad.json")
     (tmp_path / "bad.json").write_text(json.dumps({**bad, "events": [], "storage_fraction": 1.5}))
     with pytest.raises(ValueError, match="storage_fraction must be"):
+        load_trace(tmp_path / "bad.json")
+    (tmp_path / "bad.json").write_text(json.dumps({**bad, "events": [], "unroll_threshold": 0}))
+    with pytest.raises(ValueError, match="unroll_threshold must be"):
         load_trace(tmp_path / "bad.json")
     bad["events"] = [{"kind": "explode"}]
     (tmp_path / "bad.json").write_text(json.dumps(bad))

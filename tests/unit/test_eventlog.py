@@ -380,7 +380,8 @@ def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, caps
             e["Task Metrics"]["Peak On Heap Execution Memory"] = 1310704
             e["Task Metrics"]["Peak Execution Memory"] = 10 ** 9  # broadcast sizes: not a claim
     ev[2:2] = [{"Event": "SparkListenerEnvironmentUpdate", "JVM Information": {},
-                "Spark Properties": {"spark.memory.storageFraction": "0.1"}},
+                "Spark Properties": {"spark.memory.storageFraction": "0.1",
+                                     "spark.storage.unrollMemoryThreshold": "64k"}},
                {"Event": "SparkListenerBlockManagerAdded", "Timestamp": 1,
                 "Block Manager ID": {"Executor ID": "driver", "Host": "h", "Port": 1},
                 "Maximum Memory": 1, "Maximum Onheap Memory": 1},
@@ -392,6 +393,7 @@ def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, caps
     claims = [(e.stage_id, e.exec_bytes) for e in tr.events if e.kind == "task"]
     assert claims == [(0, None)] * 4 + [(1, None)] * 4 + [(3, 1310704)] * 4
     assert (tr.executor_memory, tr.storage_fraction) == (499_961_036, 0.1)
+    assert tr.unroll_threshold == 65536  # the replay reserves unroll memory as the run did
     out = tmp_path / "out"
     assert main(["whatif", str(tmp_path / "app-1"), "--cache-sizes", "0.5", "--policies", "lru",
                  "--out", str(out)]) == 0
@@ -401,14 +403,20 @@ def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, caps
     ev[2]["Spark Properties"]["spark.memory.storageFraction"] = "2"
     tr = read_eventlog(write(tmp_path / "app-2", ev)).trace  # a bad value: skipped, with a warning
     assert tr.storage_fraction is None
+    ev[2]["Spark Properties"] = {"spark.storage.unrollMemoryThreshold": "lots"}
+    tr = read_eventlog(write(tmp_path / "app-3", ev)).trace  # skipped too: Spark's default
+    assert tr.unroll_threshold == 1 << 20
 
 
 def test_whatif_report_and_recommendation(tmp_path, capsys):
-    path = write(tmp_path / "app-1", app_log())
-    res = run_whatif(path, parse_sizes("0.25,0.5,1.0,3000b"), ["lru", "lrc"], executors=1)
+    ev = app_log()  # 1 kB blocks: a store reserves 1 KiB of unroll memory first (lrc.unroll)
+    ev[2:2] = [{"Event": "SparkListenerEnvironmentUpdate", "JVM Information": {},
+                "Spark Properties": {"spark.storage.unrollMemoryThreshold": "1k"}}]
+    path = write(tmp_path / "app-1", ev)
+    res = run_whatif(path, parse_sizes("0.25,0.5,2.0,3000b"), ["lru", "lrc"], executors=1)
     assert {r["policy"] for r in res.rows} == {"lru", "lrc"} and len(res.rows) == 8
     assert all(0 <= r["hit_ratio"] <= r["bound_hit_ratio"] + 1e-9 for r in res.rows)
-    full = [r for r in res.rows if r["cache_fraction"] == 1.0]
+    full = [r for r in res.rows if r["cache_fraction"] == 2.0]
     assert all(r["est_runtime"] == pytest.approx(res.unlimited_time) for r in full)
     assert res.recommendation["best"] is not None
     out = tmp_path / "out"

@@ -19,13 +19,14 @@ from lrc.refcount import RefState
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import cc, make
 from lrc.trace import Event, Trace
+from lrc.unroll import reserve_bytes
 
 
 CONTROL = {1: "stage_submitted", 3: "stage_completed", 4: "job_ended", 5: "rdd_unpersisted"}
 
 
 def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", peer_mode="task",
-           disk_bw=200e6, storage_fraction=0.5):
+           disk_bw=200e6, storage_fraction=0.5, unroll_threshold=None):
     pol = get_policy(policy)
     blocks, sizes, rdd_of = ct.blocks, ct.sizes, ct.rdd_of
     memory = int(f * ct.working_set_bytes / executors)
@@ -71,7 +72,10 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         if rdd_of[b] in gone:
             return
         stamp = tick()
-        need = used[ex] + sizes[b] - caps[ex]
+        level = ct.trace.dag.rdds[rdd_of[b]].storage_level
+        ask = reserve_bytes(sizes[b], unroll_threshold, "SER" in level) if unroll_threshold \
+            else sizes[b]
+        need = used[ex] + ask - caps[ex]
         victims = []
         if need > 0:
             order = sorted((prio(v), s, v) for v, s in stamps[ex].items()
@@ -192,10 +196,12 @@ def _check(build, policy, f, **kw):
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["pagerank", "cc", "ml", "svdpp", "zip"]), st.integers(0, 10 ** 6),
        st.integers(2, 10), st.sampled_from(list(POLICIES)), st.sampled_from([0.1, 0.25, 0.4, 0.6]),
-       st.integers(1, 4), st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]))
-def test_replay_equals_oracle_on_synthetic_workloads(w, seed, parts, policy, f, ex, refs, pm):
+       st.integers(1, 4), st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]),
+       st.sampled_from([None, 1 << 20, 4 << 20]))
+def test_replay_equals_oracle_on_synthetic_workloads(w, seed, parts, policy, f, ex, refs, pm,
+                                                     unroll):
     _check(lambda: make(w, seed=seed, parts=parts), policy, f, executors=ex, refs=refs,
-           peer_mode=pm)
+           peer_mode=pm, unroll_threshold=unroll)
 
 
 @st.composite
