@@ -96,9 +96,9 @@ def parser() -> argparse.ArgumentParser:
                         "tasks' execution memory cannot take from the cache (default: the "
                         "trace's, else Spark's 0.5; lrc/execmem.py)")
     s.add_argument("--unroll-threshold", type=_unroll, default=None, metavar="BYTES",
-                   help="spark.storage.unrollMemoryThreshold of the run (65536, 1m): replay the "
+                   help="spark.storage.unrollMemoryThreshold of the run (bytes): replay the "
                         "unroll memory each store reserves first (lrc/unroll.py; default: "
-                        "a store needs only its block's size)")
+                        "the trace's, and without one a store needs only its block's size)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")

@@ -29,16 +29,12 @@ def reserve_bytes(size: int, threshold: int, serialized: bool = False) -> int:
     return max(size, int(threshold * GROWTH ** steps))
 
 
-_UNITS = {"": 0, "b": 0, "k": 10, "kb": 10, "m": 20, "mb": 20, "g": 30, "gb": 30, "t": 40, "tb": 40}
-_BYTES = re.compile(r"\s*(\d+)\s*([a-z]*)\s*")
-
-
 def threshold_of(conf: dict | None) -> int:
-    """spark.storage.unrollMemoryThreshold in ``conf`` (Spark's byte string: ``65536``, ``1m``),
-    Spark's default when unset; a malformed value raises ValueError naming it."""
+    """spark.storage.unrollMemoryThreshold in ``conf`` (bytes, a whole number: Spark reads it as a
+    long and rejects ``1m``), Spark's default when unset; a malformed value raises ValueError
+    naming it."""
     text = str((conf or {}).get("spark.storage.unrollMemoryThreshold", SPARK_UNROLL_THRESHOLD))
-    m = _BYTES.fullmatch(text.lower())
-    if m is None or m[2] not in _UNITS or int(m[1]) <= 0:
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) <= 0:
         raise ValueError(f"spark.storage.unrollMemoryThreshold {text!r}: expected a positive "
-                         "byte size (65536, 1m)"[:200])
-    return int(m[1]) << _UNITS[m[2]]
+                         "whole number of bytes (65536)"[:200])
+    return int(text)

@@ -8,18 +8,34 @@ the same reads.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from lrc.dag import AppDAG, Block, Job, parse_block
 from lrc.derive import build_trace
 from lrc.trace import Event, Trace, save_trace
+from lrc.unroll import threshold_of
 
 from . import wire
 from .events import job_from_event
 
 
+log = logging.getLogger("spark_lrc")
+
+
+def unroll_threshold(bridge) -> int | None:
+    """The run's spark.storage.unrollMemoryThreshold, for its trace (``lrc.unroll``); None, with
+    a warning, when the driver's conf cannot be read or holds a malformed value."""
+    try:
+        return threshold_of(bridge.spark_conf())
+    except Exception as e:  # the trace is informative: never lose the application for it
+        log.warning("spark-lrc: the trace will not carry the unroll threshold: %s", e)
+        return None
+
+
 class TraceRecorder:
-    def __init__(self) -> None:
+    def __init__(self, unroll_threshold: int | None = None) -> None:
+        self.unroll_threshold = unroll_threshold  # replays reserve unroll memory as the run did
         self.dag = AppDAG()  # every job's stages and RDDs (the brain's planner forgets ended ones)
         self.events: list[Event] = []
         self.sizes: dict[Block, int] = {}
@@ -63,7 +79,10 @@ class TraceRecorder:
     def build(self, dag: AppDAG | None = None) -> Trace:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates
         (`lrc.derive.build_trace`, which event logs go through too)."""
-        return build_trace(self.dag if dag is None else dag, self.events, self.sizes, self.ever_cached, name="recorded")
+        trace = build_trace(self.dag if dag is None else dag, self.events, self.sizes,
+                            self.ever_cached, name="recorded")
+        trace.unroll_threshold = self.unroll_threshold
+        return trace
 
     def save(self, path: str | Path, dag: AppDAG | None = None) -> Path:
         path = Path(path)

@@ -89,7 +89,8 @@ def test_default_spark4_event_log_matches_the_recorded_trace(tmp_path):
     logs, recorded = _run(tmp_path, **{"spark.eventLog.logBlockUpdates.enabled": "true",
                                        "spark.eventLog.rolling.enabled": "true",
                                        "spark.eventLog.compress": "true",
-                                       "spark.eventLog.compression.codec": "zstd"})
+                                       "spark.eventLog.compression.codec": "zstd",
+                                       "spark.storage.unrollMemoryThreshold": "262144"})
     el = read_eventlog(logs)
     assert el.complete and el.files and el.files[0].name.startswith("events_1_")
     assert set(el.size_source.values()) == {"measured"}
@@ -97,6 +98,8 @@ def test_default_spark4_event_log_matches_the_recorded_trace(tmp_path):
     assert _claims(el.trace) == _claims(recorded)  # Spark's peak on-heap execution memory
     assert any(c for *_, c in _claims(recorded)), "the aggregation claimed no execution memory"
     assert el.trace.executor_memory > 0 and el.trace.storage_fraction is None  # not set: default
+    # both replay the unroll reservation the run made (lrc.unroll), with the conf's threshold
+    assert el.trace.unroll_threshold == recorded.unroll_threshold == 256 << 10
     ratios = _compare(el.trace, recorded)
     sized = [r for r in el.trace.dag.rdds.values() if r.cached and r.block_bytes is not None]
     for r in sized:

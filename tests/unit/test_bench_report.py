@@ -516,7 +516,7 @@ def test_resim_replays_the_recorded_traces_again(res, tmp_path):
     room = working_set_bytes(trace)[0] // 3  # per executor: 2/3 of the working set in all
     res["calibration"]["pagerank"]["trace"] = trace
     res["cluster"] = {"executors": 2, "cores": 1, "conf": {"spark.memory.storageFraction": "0.1",
-                                                           "spark.storage.unrollMemoryThreshold": "1m"}}
+                                                           "spark.storage.unrollMemoryThreshold": "1048576"}}
     for r in res["runs"]:
         r.update(trace=trace, storage_bytes_per_executor=room, replay_hit_ratio=0.0)
     res["sim"] += [{"workload": "zip", "cache_fraction": 0.5, "policy": "lru", "hit_ratio": 0.1}]

@@ -28,6 +28,9 @@ class RecordingBridge:
         out, self.pending = self.pending, []
         return out
 
+    def spark_conf(self) -> dict[str, str]:
+        return {"spark.storage.unrollMemoryThreshold": "65536"}
+
     def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
         self.published.append((version, arrays, stages))
 

@@ -381,7 +381,7 @@ def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, caps
             e["Task Metrics"]["Peak Execution Memory"] = 10 ** 9  # broadcast sizes: not a claim
     ev[2:2] = [{"Event": "SparkListenerEnvironmentUpdate", "JVM Information": {},
                 "Spark Properties": {"spark.memory.storageFraction": "0.1",
-                                     "spark.storage.unrollMemoryThreshold": "64k"}},
+                                     "spark.storage.unrollMemoryThreshold": "65536"}},
                {"Event": "SparkListenerBlockManagerAdded", "Timestamp": 1,
                 "Block Manager ID": {"Executor ID": "driver", "Host": "h", "Port": 1},
                 "Maximum Memory": 1, "Maximum Onheap Memory": 1},
@@ -411,7 +411,7 @@ def test_execution_memory_claims_and_the_memory_they_were_made_in(tmp_path, caps
 def test_whatif_report_and_recommendation(tmp_path, capsys):
     ev = app_log()  # 1 kB blocks: a store reserves 1 KiB of unroll memory first (lrc.unroll)
     ev[2:2] = [{"Event": "SparkListenerEnvironmentUpdate", "JVM Information": {},
-                "Spark Properties": {"spark.storage.unrollMemoryThreshold": "1k"}}]
+                "Spark Properties": {"spark.storage.unrollMemoryThreshold": "1024"}}]
     path = write(tmp_path / "app-1", ev)
     res = run_whatif(path, parse_sizes("0.25,0.5,2.0,3000b"), ["lru", "lrc"], executors=1)
     assert {r["policy"] for r in res.rows} == {"lru", "lrc"} and len(res.rows) == 8
