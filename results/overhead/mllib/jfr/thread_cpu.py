@@ -6,7 +6,8 @@ thread, JIT compiler and GC threads included. JFR's `jdk.ThreadCPULoad` gives ea
 user and system load (a share of the whole machine's CPUs) over the interval since that
 thread's previous event; load x interval x CPUs is its CPU seconds. Threads named alike (digits
 dropped) are one group. `jdk.CPULoad`'s jvmUser + jvmSystem, integrated the same way, is the
-JVM's total, and what the groups miss (threads that ended between two events) is the rest.
+JVM's total; what the groups miss (GC threads, threads that ended between two events) is the
+rest. Groups under 0.05 s are left out.
 """
 from __future__ import annotations
 
@@ -54,8 +55,9 @@ def main(paths: list[str]) -> None:
                 total += (v["jvmUser"] + v["jvmSystem"]) * (t - prev) * cpus
             prev = t
         print(f"== {path}: JVM CPU {total:.1f} s (jdk.CPULoad), by thread {sum(per.values()):.1f} s")
-        for name, s in per.most_common(12):
-            print(f"  {s:7.1f} s  {name}")
+        for name, s in per.most_common():
+            if s >= 0.05:
+                print(f"  {s:7.2f} s  {name}")
 
 
 if __name__ == "__main__":
