@@ -6,6 +6,7 @@ import numpy as np
 from lrc.blockids import BlockIds
 from lrc.dag import ALL, Block
 from lrc.trace import Trace
+from lrc.unroll import reserve_bytes
 
 KIND = {"job_start": 0, "stage_submitted": 1, "task": 2, "stage_completed": 3, "job_end": 4,
         "unpersist": 5}
@@ -59,6 +60,7 @@ class CompiledTrace:
         self.access = np.asarray(access, dtype=np.int64)
         self._future = None
         self._rdd_blocks: dict[int, list[int]] | None = None
+        self._reserves: dict[int, list[int]] = {}  # unroll threshold -> per block
 
     def tasks(self):
         """Every task as ``(stage_id, partition, read ids)``, in run order (a profile)."""
@@ -94,6 +96,17 @@ class CompiledTrace:
     def _size(self, b: Block) -> int:
         r = self.trace.dag.rdds.get(b[0])
         return r.size(b[1]) if r is not None else 1
+
+    def reserves(self, threshold: int) -> list[int]:
+        """Per block, the storage memory Spark asks for to store it (``lrc.unroll``), computed
+        once per threshold (every replay of the trace shares it)."""
+        r = self._reserves.get(threshold)
+        if r is None:
+            rdds = self.trace.dag.rdds
+            r = self._reserves[threshold] = [
+                reserve_bytes(s, threshold, b[0] in rdds and "SER" in rdds[b[0]].storage_level)
+                for s, b in zip(self.sizes, self.blocks)]
+        return r
 
     def future(self) -> tuple[np.ndarray, np.ndarray]:
         """(next access position of the block accessed at each position, first position per

@@ -45,10 +45,10 @@ from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
-from lrc.unroll import SPARK_UNROLL_THRESHOLD, threshold_of
 from lrc.eventlog_sizes import input_metrics_sizes
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  int_field, list_field, storage_level, str_field)
+from lrc.unroll import SPARK_UNROLL_THRESHOLD, threshold_of
 from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
 from lrc.trace import Event, Trace
 

@@ -21,7 +21,8 @@ class EvictionIndex:
 
     def __init__(self, capacity: int, sizes, rdd_of, reserve=None) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
-        # bytes that must be free to store each block (``lrc.unroll``; None: its size)
+        # bytes that must be free to store each block, at least its size (``lrc.unroll``; None:
+        # its size)
         self.reserve = sizes if reserve is None else reserve
         # the most bytes held or asked for at once: a cache at least this large never evicts
         self.peak = 0
@@ -46,7 +47,7 @@ class EvictionIndex:
         if entry[b] is None:
             rdd_used = self.rdd_used
             size, ask = self.sizes[b], self.reserve[b]
-            asked = self.used + max(size, ask)
+            asked = self.used + ask
             if asked > self.peak:
                 self.peak = asked
             need = self.used + ask - self.capacity

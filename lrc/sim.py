@@ -39,7 +39,6 @@ from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
 from lrc.trace import Trace
-from lrc.unroll import reserve_bytes
 
 __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 
@@ -106,8 +105,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     Spark's default); ``exec_claims=False`` replays as if execution never needed the cache's room
     (unlimited memory). ``unroll_threshold``: Spark's spark.storage.unrollMemoryThreshold, to
     replay the unroll memory a store reserves first (``lrc.unroll``; None: the trace's, and if
-    it has none - synthetic - a store needs only its block's size). A CompiledTrace can be replayed any number of times: a replay never
-    changes it."""
+    it has none - synthetic - a store needs only its block's size). A CompiledTrace can be
+    replayed any number of times: a replay never changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
     if executors < 1:
@@ -119,13 +118,6 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
                    disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
                    storage_fraction, exec_claims, unroll_threshold).run()
-
-
-def reserves(ct: CompiledTrace, threshold: int) -> list[int]:
-    """Per block, the storage memory Spark asks for to store it (``lrc.unroll``)."""
-    rdds = ct.trace.dag.rdds
-    return [reserve_bytes(s, threshold, b[0] in rdds and "SER" in rdds[b[0]].storage_level)
-            for s, b in zip(ct.sizes, ct.blocks)]
 
 
 class _Replay:
@@ -145,7 +137,7 @@ class _Replay:
         # execution memory's claims, rescaled to this memory (lrc.execmem); 0: none in the trace
         self.claim_scale = claim_scale(ct.trace.executor_memory, per_exec, storage_fraction,
                                        cores) if claims and ct.exec_claims else 0.0
-        reserve = reserves(ct, unroll_threshold) if unroll_threshold else None
+        reserve = ct.reserves(unroll_threshold) if unroll_threshold else None
         self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve)
                        for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,

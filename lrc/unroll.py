@@ -8,7 +8,7 @@ size reaches the reservation, up to 1.5x that size. Each reservation evicts like
 of ``s`` bytes first needs about the smallest ``threshold x 1.5^k >= s`` free: up to 1.5x ``s``.
 A serialized level (``putIteratorAsBytes``) reserves as its buffer grows: ``max(threshold, s)``.
 Measured on GraphX SVD++ at F=0.5 (results/library/svdpp-crd, "Session 20"): without this the
-replay of a run's own trace made 15-25% fewer evictions than the executors did.
+replay of a run's own trace made 8-25% fewer evictions than the executors did.
 """
 from __future__ import annotations
 

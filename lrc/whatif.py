@@ -26,7 +26,7 @@ from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
 from lrc.execmem import claim_scale, page_bytes, resolve_storage_fraction, storage_limit
 from lrc.policies import get_policy
-from lrc.sim import CompiledTrace, reserves, simulate
+from lrc.sim import CompiledTrace, simulate
 
 log = logging.getLogger("lrc.whatif")
 
@@ -142,7 +142,7 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
     # unlimited memory: every executor holds it all and the largest unroll reservation
     # (lrc.unroll) beyond it, and execution never needs the room
     t = ct.trace.unroll_threshold
-    extra = max(r - s for r, s in zip(reserves(ct, t), ct.sizes)) if t and ct.sizes else 0
+    extra = max(r - s for r, s in zip(ct.reserves(t), ct.sizes)) if t and ct.sizes else 0
     todo = [("unlimited", "lru", n * (ws + extra) / ws * 1.01)]
     todo += [("bound", None, f) for f in fractions]
     todo += [("sim", p, f) for f in fractions for p in policies]

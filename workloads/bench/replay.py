@@ -79,8 +79,9 @@ def own_run(trace: str | None, policy: str, storage_per_executor, executors: int
     """The simulator's replay of a run's own trace, same policy, same refs and the cache the
     executors really had, and the execution memory its tasks claimed from that cache
     (`lrc.execmem`, under the run's spark.memory.storageFraction) and the unroll memory its
-    stores reserved (`lrc.unroll`, `unroll`: its spark.storage.unrollMemoryThreshold): what the live hit ratio
-    should be if tables were in force whenever an executor evicts (issue 10's measure)."""
+    stores reserved (`lrc.unroll`; `unroll`: its spark.storage.unrollMemoryThreshold): what the
+    live hit ratio should be if tables were in force whenever an executor evicts (issue 10's
+    measure)."""
     from lrc.sim import simulate
 
     try:
