@@ -102,10 +102,7 @@ class CompiledTrace:
         once per threshold (every replay of the trace shares it)."""
         r = self._reserves.get(threshold)
         if r is None:
-            rdds = self.trace.dag.rdds
-            r = self._reserves[threshold] = [
-                reserve_bytes(s, threshold, b[0] in rdds and "SER" in rdds[b[0]].storage_level)
-                for s, b in zip(self.sizes, self.blocks)]
+            r = self._reserves[threshold] = [reserve_bytes(s, threshold) for s in self.sizes]
         return r
 
     def future(self) -> tuple[np.ndarray, np.ndarray]:

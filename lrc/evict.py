@@ -2,7 +2,9 @@
 
 Candidates are taken lowest priority first, ties by least recent access (stamp); blocks of the
 RDD being inserted and pinned blocks (read by the running task) are skipped (Spark's rule);
-if not enough can be freed nothing is evicted and the new block is not cached.
+if not enough can be freed the new block is not cached, and nothing is evicted but what the
+first step of its reservation needed (``lrc.unroll``: Spark reserves the unroll threshold before
+it finds out the block does not fit).
 
 Blocks are small ints indexing ``sizes`` and ``rdd_of``. An entry is a tuple
 ``(priority, stamp, block)``, live while it is the block's current entry (identity); a change
@@ -19,11 +21,13 @@ from heapq import heapify, heappop, heappush
 class EvictionIndex:
     """Cached blocks of one executor in eviction order, with their total size (``used``)."""
 
-    def __init__(self, capacity: int, sizes, rdd_of, reserve=None) -> None:
+    def __init__(self, capacity: int, sizes, rdd_of, reserve=None, first_step: int = 0) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
         # bytes that must be free to store each block, at least its size (``lrc.unroll``; None:
-        # its size)
+        # its size), and the first step of that reservation (0: one step), which a store that
+        # fails still evicted for
         self.reserve = sizes if reserve is None else reserve
+        self.first_step = first_step
         # the most bytes held or asked for at once: a cache at least this large never evicts
         self.peak = 0
         self.sizes, self.rdd_of = sizes, rdd_of
@@ -38,9 +42,10 @@ class EvictionIndex:
     def __contains__(self, b: int) -> bool:
         return self.entry[b] is not None
 
-    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int] | None:
-        """Cache ``b`` at ``(prio, stamp)``; returns the evicted blocks, or None if ``b`` could
-        not be cached (then nothing is evicted). A cached ``b`` is only re-ordered (``touch``)."""
+    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int]:
+        """Cache ``b`` at ``(prio, stamp)``; returns the evicted blocks (``b in self`` tells
+        whether it was cached: if not, only the reservation's first step evicted). A cached ``b``
+        is only re-ordered (``touch``)."""
         entry = self.entry
         rdd = self.rdd_of[b]
         taken: Sequence[int] = ()
@@ -52,11 +57,11 @@ class EvictionIndex:
                 self.peak = asked
             need = self.used + ask - self.capacity
             if need > 0:
-                if ask > self.capacity - rdd_used.get(rdd, 0):
-                    return None  # the RDD's own blocks (never evicted for it) leave too little
-                taken = self._evict(need, rdd, pinned, False)
+                # the RDD's own blocks (never evicted for it) may leave too little
+                fits = ask <= self.capacity - rdd_used.get(rdd, 0)
+                taken = self._evict(need, rdd, pinned, False) if fits else None
                 if taken is None:
-                    return None
+                    return self._first_step(rdd, pinned)
             self.live += 1
             self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
@@ -74,6 +79,14 @@ class EvictionIndex:
         if t is e:
             heappush(self.top, e)
         return taken
+
+    def _first_step(self, rdd: int, pinned) -> list[int]:
+        """A store that failed: what its first reservation step (the unroll threshold) evicted
+        before a later one could not be met."""
+        need = self.used + self.first_step - self.capacity
+        if need <= 0 or self.first_step > self.capacity - self.rdd_used.get(rdd, 0):
+            return []
+        return self._evict(need, rdd, pinned, False) or []
 
     def shrink(self, capacity: int, pinned=()) -> list[int]:
         """Set the capacity to ``capacity`` and evict, lowest first, blocks of any RDD but the

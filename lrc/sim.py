@@ -138,7 +138,8 @@ class _Replay:
         self.claim_scale = claim_scale(ct.trace.executor_memory, per_exec, storage_fraction,
                                        cores) if claims and ct.exec_claims else 0.0
         reserve = ct.reserves(unroll_threshold) if unroll_threshold else None
-        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve)
+        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve,
+                                     unroll_threshold if reserve else 0)
                        for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors,
@@ -235,6 +236,14 @@ class _Replay:
             if log is not None:
                 log.extend(ct.blocks[v] for v in victims)
 
+        def uncached(victims) -> None:
+            """Evicted with nothing stored in their place: a cache-aware planner re-counts."""
+            if cache_aware and victims:
+                for v in victims:
+                    planner.set_cached(v, False)
+                if refs.changed:
+                    reorder()
+
         def load(b: int, ex: int, pinned=(), miss: bool = False) -> float:
             """Cache ``b`` on ``ex`` (evicting what the policy says; ``where[b]`` stays -1 if
             it did not fit); a ``miss`` first re-reads it from disk or recomputes it from
@@ -258,12 +267,14 @@ class _Replay:
             if unpersisted and rdd_of[b] in unpersisted:
                 return cost  # Spark computes an unpersisted RDD's blocks without storing them
             stamp += 1
-            victims = caches[ex].insert(b, prio(b), stamp, pinned)
-            if victims is None:
-                return cost
+            cache = caches[ex]
+            victims = cache.insert(b, prio(b), stamp, pinned)
             if victims:
                 dropped(victims)
                 evictions += len(victims)
+            if b not in cache:  # did not fit (what its reservation's first step evicted stays out)
+                uncached(victims)
+                return cost
             where[b] = ex
             if cache_aware:
                 planner.cached_instead(b, victims)
@@ -328,11 +339,7 @@ class _Replay:
                     if victims:
                         dropped(victims)
                         exec_evictions += len(victims)
-                        if cache_aware:
-                            for v in victims:
-                                planner.set_cached(v, False)
-                            if refs.changed:
-                                reorder()
+                        uncached(victims)
             for b in creates:
                 if na is not None:
                     na[b] = nxt[pos]

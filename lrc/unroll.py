@@ -1,32 +1,39 @@
 """The storage memory Spark asks for while it stores a block, beyond the block's own size.
 
-``MemoryStore.putIteratorAsValues`` (every deserialized level: ``MEMORY_ONLY``,
-``MEMORY_AND_DISK``) unrolls a partition into a growing vector and reserves unroll memory ahead of
-it: first ``spark.storage.unrollMemoryThreshold`` bytes, then, each time the vector's estimated
-size reaches the reservation, up to 1.5x that size. Each reservation evicts like a store does
-(same-RDD rule), and the excess is given back only once the block is stored. So storing a block
-of ``s`` bytes first needs about the smallest ``threshold x 1.5^k >= s`` free: up to 1.5x ``s``.
-A serialized level (``putIteratorAsBytes``) reserves as its buffer grows: ``max(threshold, s)``.
-Measured on GraphX SVD++ at F=0.5 (results/library/svdpp-crd, "Session 20"): without this the
-replay of a run's own trace made 8-25% fewer evictions than the executors did.
+Spark 4's ``MemoryStore.putIterator`` (every level, deserialized or ``_SER``) reserves unroll
+memory before it stores a partition: first ``spark.storage.unrollMemoryThreshold`` bytes, then,
+after the first element and every 16th (``unrollMemoryCheckPeriod``), 1.5x the estimated size so
+far once that reaches the reservation (``memoryGrowthFactor``). Each reservation evicts like a
+store does (same-RDD rule, all or nothing); the excess is given back once the block is stored,
+and when a step cannot be met the store fails (the block goes to disk or is recomputed on its
+next read) while what the earlier steps evicted stays evicted.
+
+A partition of one large element - a GraphX vertex or edge partition, a DataFrame's cached batch -
+reserves 1.5x its size at its first check; one of many small elements grows towards 1x-1.5x in
+steps. A trace does not know a block's element count; replays of live runs' own traces match the
+one-element rule best (GraphX SVD++, TPC-H-like DataFrames, PySpark pagerank;
+results/fidelity/unroll/README.md), so the simulator takes two steps: the threshold, then 1.5x
+the block (the threshold alone for a block below it).
 """
 from __future__ import annotations
 
-import math
 import re
 
 SPARK_UNROLL_THRESHOLD = 1 << 20  # spark.storage.unrollMemoryThreshold's default
 GROWTH = 1.5  # MemoryStore's memoryGrowthFactor
 
 
-def reserve_bytes(size: int, threshold: int, serialized: bool = False) -> int:
+def reserve_steps(size: int, threshold: int) -> tuple[int, ...]:
+    """The storage memory Spark holds, step by step, while it stores a block of ``size`` bytes:
+    each step must be free (evicting for it) before the next; the last is the most."""
+    if size < threshold:
+        return (threshold,)
+    return threshold, max(threshold, int(GROWTH * size))
+
+
+def reserve_bytes(size: int, threshold: int) -> int:
     """Bytes that must be free in storage memory to store a block of ``size`` bytes."""
-    if size <= threshold:
-        return threshold
-    if serialized:
-        return size
-    steps = math.ceil(math.log(size / threshold, GROWTH) - 1e-12)
-    return max(size, int(threshold * GROWTH ** steps))
+    return reserve_steps(size, threshold)[-1]
 
 
 def threshold_of(conf: dict | None) -> int:

@@ -27,7 +27,8 @@ def test_lru_victim_sequence_follows_spark_including_same_rdd_rule():
     assert c.insert(3, 0.0, 4) == [2]        # A1 skipped (same RDD as A2): B0 goes
     assert c.insert(4, 0.0, 5) == [1]        # order A1, A0, A2: A1
     assert c.insert(5, 0.0, 6) == [0]        # then A0
-    assert c.insert(6, 0.0, 7) is None       # only A2 evictable: cannot free 3, evict nothing
+    assert c.insert(6, 0.0, 7) == []         # only A2 evictable: cannot free 3, evict nothing
+    assert 6 not in c
     assert len(c) == 3 and c.used == 3
 
 

@@ -68,26 +68,30 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
             out["evicted"].append(blocks[v])
         out["evictions"] += len(victims)
 
+    def lowest(need, b, ex, pinned):
+        """The blocks to evict to free ``need`` bytes for ``b``, or None if they are not enough."""
+        order = sorted((prio(v), s, v) for v, s in stamps[ex].items()
+                       if rdd_of[v] != rdd_of[b] and v not in pinned)
+        victims, freed = [], 0
+        for _, _, v in order:
+            if freed >= need:
+                break
+            victims.append(v)
+            freed += sizes[v]
+        return victims if freed >= need else None
+
     def insert(b, ex, pinned):
         if rdd_of[b] in gone:
             return
         stamp = tick()
-        level = ct.trace.dag.rdds[rdd_of[b]].storage_level
-        ask = reserve_bytes(sizes[b], unroll_threshold, "SER" in level) if unroll_threshold \
-            else sizes[b]
+        ask = reserve_bytes(sizes[b], unroll_threshold) if unroll_threshold else sizes[b]
         need = used[ex] + ask - caps[ex]
-        victims = []
-        if need > 0:
-            order = sorted((prio(v), s, v) for v, s in stamps[ex].items()
-                           if rdd_of[v] != rdd_of[b] and v not in pinned)
-            freed = 0
-            for _, _, v in order:
-                if freed >= need:
-                    break
-                victims.append(v)
-                freed += sizes[v]
-            if freed < need:
-                return
+        victims = lowest(need, b, ex, pinned) if need > 0 else []
+        if victims is None:  # not stored; Spark reserved the threshold first, evicting for it
+            first = used[ex] + (unroll_threshold or 0) - caps[ex]
+            evict((lowest(first, b, ex, pinned) or []) if unroll_threshold and first > 0 else [],
+                  ex)
+            return
         evict(victims, ex)
         stamps[ex][b], where[b] = stamp, ex
         used[ex] += sizes[b]
@@ -215,7 +219,7 @@ def random_traces(draw):
     for r in range(1, nrdd + 1):
         ps = draw(st.lists(st.integers(0, r - 1), min_size=1, max_size=2, unique=True))
         cached = draw(st.booleans())
-        level = draw(st.sampled_from(["MEMORY_ONLY", "MEMORY_AND_DISK"]))
+        level = draw(st.sampled_from(["MEMORY_ONLY", "MEMORY_AND_DISK", "MEMORY_AND_DISK_SER"]))
         sizes = draw(st.lists(st.integers(1, 9), min_size=parts, max_size=parts))
         d.add_rdd(RDD(r, parts, tuple(Dependency(p) for p in ps), cached=cached,
                       storage_level=level if cached else "NONE", block_bytes=sizes,

@@ -2,28 +2,31 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from lrc.unroll import SPARK_UNROLL_THRESHOLD, reserve_bytes, threshold_of
+from lrc.dag import AppDAG, Job, RDD, Stage
+from lrc.evict import EvictionIndex
+from lrc.sim import CompiledTrace
+from lrc.trace import Event, Trace
+from lrc.unroll import SPARK_UNROLL_THRESHOLD, reserve_bytes, reserve_steps, threshold_of
 
 
 def test_a_block_below_the_threshold_still_reserves_the_threshold():
     assert reserve_bytes(100, 65536) == 65536
 
 
-def test_the_reservation_grows_by_half_from_the_threshold():
-    assert reserve_bytes(65537, 65536) == 98304  # one step: 1.5 x 64 KiB
-    assert reserve_bytes(98304, 65536) == 98304  # exactly at a step
-    assert reserve_bytes(1_000_000, 65536) == int(65536 * 1.5 ** 7)
+def test_a_block_at_or_above_the_threshold_reserves_half_again_at_its_first_check():
+    """One large element (a GraphX partition, a cached DataFrame batch): Spark checks the
+    estimate after the first element and asks for 1.5x it."""
+    assert reserve_steps(65536, 65536) == (65536, 98304)
+    assert reserve_steps(1_000_000, 65536) == (65536, 1_500_000)
+    assert reserve_steps(65535, 65536) == (65536,)
+    assert reserve_bytes(1_000_000, 65536) == 1_500_000
 
 
 @given(st.integers(1, 1 << 34), st.integers(1, 1 << 24))
-def test_a_deserialized_block_asks_at_least_its_size_and_less_than_half_again(size, threshold):
+def test_a_block_asks_at_least_its_size_and_less_than_half_again(size, threshold):
     r = reserve_bytes(size, threshold)
     assert r >= size and r >= threshold
     assert size <= threshold or r <= 1.5 * size + 1
-
-
-def test_a_serialized_block_asks_its_size():
-    assert reserve_bytes(1_000_000, 65536, serialized=True) == 1_000_000
 
 
 def test_the_threshold_is_a_whole_number_of_bytes_as_spark_reads_it():
@@ -32,3 +35,34 @@ def test_the_threshold_is_a_whole_number_of_bytes_as_spark_reads_it():
     for bad in ("", "-1", "0", "1x", "1.5", "64k"):  # Spark rejects 64k too (a long conf)
         with pytest.raises(ValueError, match="unrollMemoryThreshold"):
             threshold_of({"spark.storage.unrollMemoryThreshold": bad})
+
+
+@pytest.mark.parametrize("level", ["MEMORY_ONLY", "MEMORY_AND_DISK_SER"])
+def test_every_storage_level_reserves_the_same_way(level):
+    """Spark 4's MemoryStore.putIterator reserves 1.5x the estimate for serialized levels as for
+    deserialized ones (Spark 2 reserved only a serialized buffer's size)."""
+    d = AppDAG()
+    d.add_rdd(RDD(0, 1, cached=True, storage_level=level, block_bytes=[1_000_000]))
+    d.add_stage(Stage(0, 0, 1, job_id=0))
+    d.add_job(Job(0, (0,)))
+    reads, creates = d.task_reads(0, 0, set())
+    trace = Trace(d, [Event.job_start(0), Event.stage_submitted(0),
+                      Event.task(0, 0, reads, creates), Event.stage_completed(0), Event.job_end(0)])
+    assert CompiledTrace(trace).reserves(65536) == [1_500_000]
+
+
+def test_a_store_that_does_not_fit_keeps_what_its_first_step_evicted():
+    """Spark reserves the threshold (evicting for it) before it finds that 1.5x the block cannot
+    be freed: the block is not stored, and the first step's victim stays evicted."""
+    sizes, rdd_of = [4, 4, 5], [0, 1, 2]
+    idx = EvictionIndex(9, sizes, rdd_of, [4, 4, 8], first_step=2)
+    idx.insert(0, 0.0, 0)
+    idx.insert(1, 0.0, 1)
+    # block 2 needs 8 free (7 to evict) while block 1 is pinned: only block 0 (4) could go
+    assert list(idx.insert(2, 0.0, 2, pinned={1})) == [0]  # the threshold's 2 needed 1 freed
+    assert 2 not in idx and 0 not in idx and idx.used == 4
+    # without a first step (no unroll model) the failed store evicts nothing
+    idx = EvictionIndex(9, sizes, rdd_of, [4, 4, 8])
+    idx.insert(0, 0.0, 0)
+    idx.insert(1, 0.0, 1)
+    assert list(idx.insert(2, 0.0, 2, pinned={1})) == [] and 0 in idx
