@@ -57,11 +57,9 @@ class EvictionIndex:
                 self.peak = asked
             need = self.used + ask - self.capacity
             if need > 0:
-                # the RDD's own blocks (never evicted for it) may leave too little
-                fits = ask <= self.capacity - rdd_used.get(rdd, 0)
-                taken = self._evict(need, rdd, pinned, False) if fits else None
+                taken = self._evict(need, rdd, pinned, False) if self._fits(ask, rdd) else None
                 if taken is None:
-                    return self._first_step(rdd, pinned)
+                    return self._first_step(ask, rdd, pinned)
             self.live += 1
             self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
@@ -80,11 +78,18 @@ class EvictionIndex:
             heappush(self.top, e)
         return taken
 
-    def _first_step(self, rdd: int, pinned) -> list[int]:
-        """A store that failed: what its first reservation step (the unroll threshold) evicted
-        before a later one could not be met."""
-        need = self.used + self.first_step - self.capacity
-        if need <= 0 or self.first_step > self.capacity - self.rdd_used.get(rdd, 0):
+    def _fits(self, ask: int, rdd: int) -> bool:
+        """Whether ``ask`` bytes can be free at all: the RDD's own blocks are never evicted for
+        it."""
+        return ask <= self.capacity - self.rdd_used.get(rdd, 0)
+
+    def _first_step(self, ask: int, rdd: int, pinned) -> list[int]:
+        """A store of ``ask`` bytes that failed: what its first reservation step (the unroll
+        threshold) evicted before a later one could not be met; nothing when the first step is the
+        whole ask (a block below the threshold): that eviction has just failed."""
+        first = self.first_step
+        need = self.used + first - self.capacity
+        if first >= ask or need <= 0 or not self._fits(first, rdd):
             return []
         return self._evict(need, rdd, pinned, False) or []
 
