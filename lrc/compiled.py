@@ -6,7 +6,7 @@ import numpy as np
 from lrc.blockids import BlockIds
 from lrc.dag import ALL, Block
 from lrc.trace import Trace
-from lrc.unroll import reserve_bytes
+from lrc.unroll import reserve_steps
 
 KIND = {"job_start": 0, "stage_submitted": 1, "task": 2, "stage_completed": 3, "job_end": 4,
         "unpersist": 5}
@@ -60,7 +60,7 @@ class CompiledTrace:
         self.access = np.asarray(access, dtype=np.int64)
         self._future = None
         self._rdd_blocks: dict[int, list[int]] | None = None
-        self._reserves: dict[int, list[int]] = {}  # unroll threshold -> per block
+        self._steps: dict[int, list[tuple[int, ...]]] = {}  # unroll threshold -> per block
 
     def tasks(self):
         """Every task as ``(stage_id, partition, read ids)``, in run order (a profile)."""
@@ -97,13 +97,20 @@ class CompiledTrace:
         r = self.trace.dag.rdds.get(b[0])
         return r.size(b[1]) if r is not None else 1
 
-    def reserves(self, threshold: int) -> list[int]:
-        """Per block, the storage memory Spark asks for to store it (``lrc.unroll``), computed
-        once per threshold (every replay of the trace shares it)."""
-        r = self._reserves.get(threshold)
+    def reserve_steps(self, threshold: int) -> list[tuple[int, ...]]:
+        """Per block, the steps of the storage memory Spark asks for to store it
+        (``lrc.unroll``), computed once per threshold (every replay of the trace shares them)."""
+        r = self._steps.get(threshold)
         if r is None:
-            r = self._reserves[threshold] = [reserve_bytes(s, threshold) for s in self.sizes]
+            rdds = self.trace.dag.rdds
+            r = self._steps[threshold] = [
+                reserve_steps(s, threshold, rdds[b[0]].elements(b[1]) if b[0] in rdds else None)
+                for s, b in zip(self.sizes, self.blocks)]
         return r
+
+    def reserves(self, threshold: int) -> list[int]:
+        """Per block, the most storage memory Spark asks for to store it (the last step)."""
+        return [s[-1] for s in self.reserve_steps(threshold)]
 
     def future(self) -> tuple[np.ndarray, np.ndarray]:
         """(next access position of the block accessed at each position, first position per

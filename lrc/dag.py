@@ -81,7 +81,8 @@ class Dependency:
 @dataclass
 class RDD:
     """An RDD. ``block_bytes``: int for every partition, a per-partition sequence, or None
-    (unknown: counted as 1 byte). ``compute_cost``: seconds to compute one partition from its
+    (unknown: counted as 1 byte); ``block_elements`` likewise, the values a stored partition
+    holds (None: not known; ``lrc.unroll``). ``compute_cost``: seconds to compute one partition from its
     immediate inputs (its own work only). ``call_site``: where the application created it
     (Spark's short call site, e.g. ``map at pagerank.py:41``): the same for every generation of
     a dataset an iterative application re-creates, which is what predictions key on."""
@@ -95,6 +96,7 @@ class RDD:
     compute_cost: float = 0.0
     name: str = ""
     call_site: str = ""
+    block_elements: int | Sequence[int] | None = None
 
     def __post_init__(self) -> None:
         if self.num_partitions < 0:
@@ -102,15 +104,22 @@ class RDD:
         self.deps = tuple(self.deps)
         if self.cached and self.storage_level == "NONE":
             self.storage_level = "MEMORY_ONLY"
-        if isinstance(self.block_bytes, (list, tuple)) and len(self.block_bytes) != self.num_partitions:
-            raise ValueError(f"RDD {self.id}: block_bytes has {len(self.block_bytes)} entries "
-                             f"for {self.num_partitions} partitions")
+        for k in ("block_bytes", "block_elements"):
+            v = getattr(self, k)
+            if isinstance(v, (list, tuple)) and len(v) != self.num_partitions:
+                raise ValueError(f"RDD {self.id}: {k} has {len(v)} entries "
+                                 f"for {self.num_partitions} partitions")
 
     def size(self, p: int) -> int:
         b = self.block_bytes
         if b is None:
             return 1
         return int(b) if isinstance(b, (int, float)) else int(b[p])
+
+    def elements(self, p: int) -> int | None:
+        """Values in partition ``p`` when stored (None: not known)."""
+        n = self.block_elements
+        return n if n is None or isinstance(n, int) else int(n[p])
 
     @property
     def uses_disk(self) -> bool:
@@ -170,6 +179,8 @@ class AppDAG:
                 rdd.deps = old.deps
             if rdd.block_bytes is None:
                 rdd.block_bytes = old.block_bytes
+            if rdd.block_elements is None:
+                rdd.block_elements = old.block_elements
             if not rdd.compute_cost:
                 rdd.compute_cost = old.compute_cost
         self.rdds[rdd.id] = rdd
@@ -293,8 +304,12 @@ class AppDAG:
             d = asdict(r)
             d["deps"] = [{k: v for k, v in asdict(x).items() if v not in (None, 0) or k == "parent"}
                          for x in r.deps]
-            if isinstance(r.block_bytes, (list, tuple)):
-                d["block_bytes"] = [int(x) for x in r.block_bytes]
+            for k in ("block_bytes", "block_elements"):
+                v = getattr(r, k)
+                if isinstance(v, (list, tuple)):
+                    d[k] = [int(x) for x in v]
+            if d["block_elements"] is None:  # traces without counts stay as they were
+                del d["block_elements"]
             return d
 
         return {"rdds": [rdd(r) for r in self.rdds.values()],
@@ -423,11 +438,10 @@ def _check_rdd(r: RDD) -> None:
             _int(getattr(d, k), f"deps.{k}")
         for m in d.mapping or ():
             _ints(m, "deps.mapping")
-    if isinstance(r.block_bytes, (list, tuple)):
-        for b in r.block_bytes:
-            _int(b, "block_bytes", 0, MAX_BYTES)
-    elif r.block_bytes is not None:
-        _int(r.block_bytes, "block_bytes", 0, MAX_BYTES)
+    for k in ("block_bytes", "block_elements"):
+        v = getattr(r, k)
+        for b in v if isinstance(v, (list, tuple)) else () if v is None else (v,):
+            _int(b, k, 0, MAX_BYTES)
     _amount(r.compute_cost, "compute_cost")
     if not isinstance(r.cached, bool):
         raise ValueError(f"cached must be true or false; got {r.cached!r}"[:200])

@@ -53,26 +53,35 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
 
 
 def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int],
-                ever_cached: Mapping[int, str], name: str = "", limit: int | None = None) -> Trace:
+                ever_cached: Mapping[int, str], name: str = "", limit: int | None = None,
+                elements: Mapping[Block, int] | None = None) -> Trace:
     """The trace of a run: a copy of ``dag`` (callers' RDD objects are not changed) with the
     RDDs in ``ever_cached`` (rdd id -> storage level while cached) marked cached, compute costs
-    from task durations, block sizes from ``sizes`` (a cached RDD's unmeasured partitions get
-    the median of its measured ones), and the events with reads/creates derived."""
+    from task durations, block sizes from ``sizes`` and element counts from ``elements`` (a
+    cached RDD's unmeasured partitions get the median of its measured ones; an RDD with none
+    measured keeps what the DAG says), and the events with reads/creates derived."""
     rdds = {rid: dataclasses.replace(r) for rid, r in dag.rdds.items()}
     for rid, level in ever_cached.items():
         if rid in rdds:
             rdds[rid].cached, rdds[rid].storage_level = True, level
     out = AppDAG(rdds=rdds, stages=dict(dag.stages), jobs=dict(dag.jobs))
     derived, shares = derive_reads(out, events, limit)
-    by_rdd: dict[int, dict[int, int]] = defaultdict(dict)  # not range(num_partitions): it can be huge
-    for (rid, p), n in sizes.items():
-        by_rdd[rid][p] = n
+    measured = {"block_bytes": _by_rdd(sizes), "block_elements": _by_rdd(elements or {})}
     for rid, r in rdds.items():
         if shares.get(rid):
             r.compute_cost = median(shares[rid])
         if r.cached:
-            known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}
-            if known:
-                fill = int(median(known.values()))
-                r.block_bytes = [known.get(p, fill) for p in range(r.num_partitions)]
+            for k, by_rdd in measured.items():
+                known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}
+                if known:
+                    fill = int(median(known.values()))
+                    setattr(r, k, [known.get(p, fill) for p in range(r.num_partitions)])
     return Trace(out, derived, name=name)
+
+
+def _by_rdd(per_block: Mapping[Block, int]) -> dict[int, dict[int, int]]:
+    """``{(rdd, p): n}`` -> ``{rdd: {p: n}}`` (not range(num_partitions): it can be huge)."""
+    out: dict[int, dict[int, int]] = defaultdict(dict)
+    for (rid, p), n in per_block.items():
+        out[rid][p] = n
+    return out

@@ -3,8 +3,8 @@
 Candidates are taken lowest priority first, ties by least recent access (stamp); blocks of the
 RDD being inserted and pinned blocks (read by the running task) are skipped (Spark's rule);
 if not enough can be freed the new block is not cached, and nothing is evicted but what the
-first step of its reservation needed (``lrc.unroll``: Spark reserves the unroll threshold before
-it finds out the block does not fit).
+earlier steps of its reservation needed (``lrc.unroll``: Spark reserves the unroll threshold, then
+more as the block grows, evicting for each step, before it finds out the block does not fit).
 
 Blocks are small ints indexing ``sizes`` and ``rdd_of``. An entry is a tuple
 ``(priority, stamp, block)``, live while it is the block's current entry (identity); a change
@@ -21,13 +21,13 @@ from heapq import heapify, heappop, heappush
 class EvictionIndex:
     """Cached blocks of one executor in eviction order, with their total size (``used``)."""
 
-    def __init__(self, capacity: int, sizes, rdd_of, reserve=None, first_step: int = 0) -> None:
+    def __init__(self, capacity: int, sizes, rdd_of, reserve=None, steps=None) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
         # bytes that must be free to store each block, at least its size (``lrc.unroll``; None:
-        # its size), and the first step of that reservation (0: one step), which a store that
-        # fails still evicted for
+        # its size), and the steps of that reservation, the last being ``reserve`` (None: one
+        # step), which a store that fails still evicted for
         self.reserve = sizes if reserve is None else reserve
-        self.first_step = first_step
+        self.steps = steps
         # the most bytes held or asked for at once: a cache at least this large never evicts
         self.peak = 0
         self.sizes, self.rdd_of = sizes, rdd_of
@@ -59,7 +59,7 @@ class EvictionIndex:
             if need > 0:
                 taken = self._evict(need, rdd, pinned, False) if self._fits(ask, rdd) else None
                 if taken is None:
-                    return self._first_step(ask, rdd, pinned)
+                    return self._earlier_steps(b, rdd, pinned)
             self.live += 1
             self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
@@ -83,15 +83,20 @@ class EvictionIndex:
         it."""
         return ask <= self.capacity - self.rdd_used.get(rdd, 0)
 
-    def _first_step(self, ask: int, rdd: int, pinned) -> list[int]:
-        """A store of ``ask`` bytes that failed: what its first reservation step (the unroll
-        threshold) evicted before a later one could not be met; nothing when the first step is the
-        whole ask (a block below the threshold): that eviction has just failed."""
-        first = self.first_step
-        need = self.used + first - self.capacity
-        if first >= ask or need <= 0 or not self._fits(first, rdd):
-            return []
-        return self._evict(need, rdd, pinned, False) or []
+    def _earlier_steps(self, b: int, rdd: int, pinned) -> list[int]:
+        """A store of ``b`` that failed: what the steps of its reservation before the first one
+        that could not be met evicted (the same victims as evicting for the last step that could,
+        at once); nothing when it has one step: that eviction has just failed."""
+        steps = self.steps[b] if self.steps is not None else ()
+        for step in reversed(steps[:-1]):
+            need = self.used + step - self.capacity
+            if need <= 0:
+                return []
+            if self._fits(step, rdd):
+                taken = self._evict(need, rdd, pinned, False)
+                if taken is not None:
+                    return taken
+        return []
 
     def shrink(self, capacity: int, pinned=()) -> list[int]:
         """Set the capacity to ``capacity`` and evict, lowest first, blocks of any RDD but the

@@ -137,9 +137,9 @@ class _Replay:
         # execution memory's claims, rescaled to this memory (lrc.execmem); 0: none in the trace
         self.claim_scale = claim_scale(ct.trace.executor_memory, per_exec, storage_fraction,
                                        cores) if claims and ct.exec_claims else 0.0
+        steps = ct.reserve_steps(unroll_threshold) if unroll_threshold else None
         reserve = ct.reserves(unroll_threshold) if unroll_threshold else None
-        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve,
-                                     unroll_threshold if reserve else 0)
+        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve, steps)
                        for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors,

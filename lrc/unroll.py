@@ -10,10 +10,13 @@ next read) while what the earlier steps evicted stays evicted.
 
 A partition of one large element - a GraphX vertex or edge partition, a DataFrame's cached batch -
 reserves 1.5x its size at its first check; one of many small elements grows towards 1x-1.5x in
-steps. A trace does not know a block's element count; replays of live runs' own traces match the
-one-element rule best (GraphX SVD++, TPC-H-like DataFrames, PySpark pagerank;
-results/fidelity/unroll/README.md), so the simulator takes two steps: the threshold, then 1.5x
-the block (the threshold alone for a block below it).
+steps. A trace knows a block's element count when the executor that stored it could count its
+values (a deserialized level: spark-lrc's shim reports the length of the stored array); the steps
+then follow Spark's checks with the elements taken as equal in size. Without a count (a serialized
+level, an event log) the simulator takes the one-element rule, which replays of live runs' own
+traces match best (GraphX SVD++, TPC-H-like DataFrames, PySpark pagerank;
+results/fidelity/unroll/README.md): the threshold, then 1.5x the block (the threshold alone for a
+block below it).
 """
 from __future__ import annotations
 
@@ -21,19 +24,35 @@ import re
 
 SPARK_UNROLL_THRESHOLD = 1 << 20  # spark.storage.unrollMemoryThreshold's default
 GROWTH = 1.5  # MemoryStore's memoryGrowthFactor
+CHECK_PERIOD = 16  # MemoryStore's memoryCheckPeriod: the estimate is checked after elements 1, 17, ...
 
 
-def reserve_steps(size: int, threshold: int) -> tuple[int, ...]:
-    """The storage memory Spark holds, step by step, while it stores a block of ``size`` bytes:
-    each step must be free (evicting for it) before the next; the last is the most."""
-    if size < threshold:
-        return (threshold,)
-    return threshold, max(threshold, int(GROWTH * size))
+def reserve_steps(size: int, threshold: int, elements: int | None = None) -> tuple[int, ...]:
+    """The storage memory Spark holds, step by step, while it stores a block of ``size`` bytes
+    and ``elements`` values (None: not known, taken as one): each step must be free (evicting for
+    it) before the next; the last is the most. At a check after ``j`` values whose estimate
+    ``j * size / elements`` has reached the reservation, the reservation becomes 1.5x the
+    estimate; at the end it is at least ``size``."""
+    n = elements if elements and elements > 1 else 1
+    per = size / n
+    steps, held, j = [threshold], threshold, 1
+    while j <= n:
+        est = j * per
+        if est >= held:
+            held = int(GROWTH * est)
+            steps.append(held)
+        # on to the check before the first whose estimate can reach what is held (one short, so
+        # rounding never skips it): O(log) iterations however many values
+        reach = held / per if per > 0 else n + 1
+        j += CHECK_PERIOD * max(1, int((reach - j) // CHECK_PERIOD))
+    if size > held:
+        steps.append(size)
+    return tuple(steps)
 
 
-def reserve_bytes(size: int, threshold: int) -> int:
+def reserve_bytes(size: int, threshold: int, elements: int | None = None) -> int:
     """Bytes that must be free in storage memory to store a block of ``size`` bytes."""
-    return reserve_steps(size, threshold)[-1]
+    return reserve_steps(size, threshold, elements)[-1]
 
 
 def threshold_of(conf: dict | None) -> int:

@@ -1,8 +1,10 @@
 """Records a live run as an `lrc` trace, the same format the simulator replays.
 
-The recorder keeps only the order of events, block sizes and task durations; which blocks each
-task reads or creates is derived from the DAG when the trace is saved, exactly as the simulator
-and the planner derive it, so a replay of the recording means the same thing as the run. The
+The recorder keeps only the order of events, block sizes (and the element counts executors
+report for deserialized blocks, which the replay's unroll reservation follows) and task
+durations; which blocks each task reads or creates is derived from the DAG when the trace is
+saved, exactly as the simulator and the planner derive it, so a replay of the recording means
+the same thing as the run. The
 derivation (`lrc.derive`) is shared with `lrc.eventlog`: a Spark event log of the same run gives
 the same reads.
 """
@@ -39,6 +41,7 @@ class TraceRecorder:
         self.dag = AppDAG()  # every job's stages and RDDs (the brain's planner forgets ended ones)
         self.events: list[Event] = []
         self.sizes: dict[Block, int] = {}
+        self.elements: dict[Block, int] = {}  # values per stored block, where counted
         self.ever_cached: dict[int, str] = {}  # rdd id -> storage level while it was cached
 
     def event(self, ev: object) -> None:
@@ -70,6 +73,13 @@ class TraceRecorder:
                 self.events.append(Event.task(ev.stage, ev.partition, executor=ev.executor,
                                               duration_s=ev.duration_ms / 1000,
                                               exec_bytes=ev.exec_mem))
+            case wire.TaskCache():
+                if len(ev.put_elements) != len(ev.puts):
+                    return  # a malformed report: its counts are not used
+                for name, n in zip(ev.puts, ev.put_elements):
+                    b = parse_block(name)
+                    if b is not None and n > 0:
+                        self.elements[b] = n
             case wire.BlockUpdate():
                 b = parse_block(ev.block)
                 size = max(ev.mem, ev.disk)
@@ -80,7 +90,7 @@ class TraceRecorder:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates
         (`lrc.derive.build_trace`, which event logs go through too)."""
         trace = build_trace(self.dag if dag is None else dag, self.events, self.sizes,
-                            self.ever_cached, name="recorded")
+                            self.ever_cached, name="recorded", elements=self.elements)
         trace.unroll_threshold = self.unroll_threshold
         return trace
 

@@ -90,7 +90,8 @@ def job_lines(j: int, parts: int, executors: int = 2) -> list[str]:
                                            "time": now}))
             out.append(json.dumps({"e": "task_cache", "executor": ex, "stage": stage,
                                    "partition": p, "task": p, "hits": hits, "puts": puts,
-                                   "evicted": [], "evictions": [], "table_version": 0}))
+                                   "put_elements": [-1] * len(puts), "evicted": [],
+                                   "evictions": [], "table_version": 0}))
             if p % 2:
                 out.append(end)
         out.append(json.dumps({"e": "stage_completed", "stage": stage, "attempt": 0,

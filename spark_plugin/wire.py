@@ -32,8 +32,10 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     task_end         stage, attempt, partition, executor, task, success, duration_ms,
                      exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem)
     task_cache       executor, stage, partition, task, hits, puts, evicted (block names),
-                     evictions: [{block, order ("priority" | "lru"), priority (null if
-                     infinite), for (block stored next, or null)}], table_version
+                     put_elements (per entry of puts, the values the stored block holds;
+                     -1: not known, a serialized level), evictions: [{block, order
+                     ("priority" | "lru"), priority (null if infinite), for (block stored
+                     next, or null)}], table_version
     block            executor, block, level, mem, disk (bytes), time
     unpersist        rdd
     job_end          job, time, success
@@ -123,7 +125,8 @@ StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=
 TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, executor=str,
                  task=int, success=bool, duration_ms=int, exec_mem=int)
 TaskCache = _event("task_cache", "TaskCache", executor=str, stage=int, partition=int, task=int,
-                   hits=Strs, puts=Strs, evicted=Strs, evictions=tuple[Eviction, ...],
+                   hits=Strs, puts=Strs, put_elements=Ints, evicted=Strs,
+                   evictions=tuple[Eviction, ...],
                    table_version=int)
 BlockUpdate = _event("block", "BlockUpdate", executor=str, block=str, level=str, mem=int, disk=int,
                      time=int)

@@ -97,6 +97,12 @@ def run():
             a.unpersist(blocking=True)
             c.unpersist(blocking=True)
             ev.wait_for(lambda es: sum(1 for e in es if e["e"] == "unpersist") >= 2)
+            # a JVM RDD cached deserialized: 2 partitions of 500 values each
+            counted = sc._jsc.sc().range(0, 1000, 1, 2).persist(
+                sc._jvm.org.apache.spark.storage.StorageLevel.MEMORY_ONLY())
+            assert counted.count() == 1000
+            counted_id = counted.id()
+            counted.unpersist(True)
             full = wire.encode_arrays({3: [0.1, 1e-7, 12345678.5, -2, math.inf, -math.inf], 4: []})
             decoded = sc._jvm.org.sparklrc.TableCodec.parseArrays(
                 full + ";" + wire.encode_updates({3: {1: -math.inf, 7: 2.5}, 5: {2: 1.5}}))
@@ -108,7 +114,8 @@ def run():
         spark.stop()
     ev.drain()  # the driver JVM (and its static buffer) outlives the context: app_end
     assert job_done(1)(ev.all)
-    return {"events": ev.all, "java_types": java_types, "decoded": decoded}
+    return {"events": ev.all, "java_types": java_types, "decoded": decoded,
+            "counted": counted_id}
 
 
 def test_every_event_type_appears_and_python_knows_exactly_those(run):
@@ -138,6 +145,18 @@ def test_priorities_encoded_in_python_reach_the_executors_eviction_order(run):
     for x in by_priority:
         assert x.priority == priority(int(x.block.rsplit("_", 1)[1])), x
     assert {e["executor"] for e in run["events"] if e["e"] == "table_in_force"} == {"0", "1"}
+
+
+def test_executors_count_the_values_of_the_blocks_they_store(run):
+    """A deserialized block's count is its array's length; a PySpark block is serialized bytes,
+    whose values the shim does not read (-1)."""
+    counts: dict[int, set[int]] = {}
+    for e in run["events"]:
+        if e["e"] == "task_cache":
+            for name, n in zip(e["puts"], e["put_elements"], strict=True):
+                counts.setdefault(int(name.split("_")[1]), set()).add(n)
+    assert counts.pop(run["counted"]) == {500}
+    assert counts and set().union(*counts.values()) == {-1}
 
 
 def test_table_codec_decodes_what_wire_encodes(run):

@@ -19,7 +19,7 @@ from lrc.refcount import RefState
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import cc, make
 from lrc.trace import Event, Trace
-from lrc.unroll import reserve_bytes
+from lrc.unroll import reserve_steps
 
 
 CONTROL = {1: "stage_submitted", 3: "stage_completed", 4: "job_ended", 5: "rdd_unpersisted"}
@@ -84,13 +84,17 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
         if rdd_of[b] in gone:
             return
         stamp = tick()
-        ask = reserve_bytes(sizes[b], unroll_threshold) if unroll_threshold else sizes[b]
-        need = used[ex] + ask - caps[ex]
+        rdd = dag.rdds.get(blocks[b][0])
+        steps = reserve_steps(sizes[b], unroll_threshold, rdd.elements(blocks[b][1]) if rdd
+                              else None) if unroll_threshold else (sizes[b],)
+        need = used[ex] + steps[-1] - caps[ex]
         victims = lowest(need, b, ex, pinned) if need > 0 else []
-        if victims is None:  # not stored; Spark reserved the threshold first, evicting for it
-            first = used[ex] + (unroll_threshold or 0) - caps[ex]
-            evict((lowest(first, b, ex, pinned) or []) if unroll_threshold and first > 0 else [],
-                  ex)
+        if victims is None:  # not stored; Spark reserved the earlier steps first, evicting
+            for step in reversed(steps[:-1]):  # the steps it could meet stay met
+                v = lowest(used[ex] + step - caps[ex], b, ex, pinned)
+                if v is not None:
+                    evict(v, ex)
+                    break
             return
         evict(victims, ex)
         stamps[ex][b], where[b] = stamp, ex
@@ -221,9 +225,10 @@ def random_traces(draw):
         cached = draw(st.booleans())
         level = draw(st.sampled_from(["MEMORY_ONLY", "MEMORY_AND_DISK", "MEMORY_AND_DISK_SER"]))
         sizes = draw(st.lists(st.integers(1, 9), min_size=parts, max_size=parts))
+        counts = draw(st.none() | st.lists(st.integers(1, 40), min_size=parts, max_size=parts))
         d.add_rdd(RDD(r, parts, tuple(Dependency(p) for p in ps), cached=cached,
                       storage_level=level if cached else "NONE", block_bytes=sizes,
-                      compute_cost=draw(st.floats(0.0, 1.0))))
+                      compute_cost=draw(st.floats(0.0, 1.0)), block_elements=counts))
     ev, mat, gone, sid = [], set(), set(), 0
     for j in range(draw(st.integers(1, 8))):
         target = draw(st.integers(1, nrdd))
@@ -267,12 +272,14 @@ class MostReferenced(Policy):
 @given(random_traces(), st.sampled_from(list(POLICIES) + [MostReferenced()]),
        st.sampled_from([0.15, 0.3, 0.5, 0.8]), st.integers(1, 3),
        st.sampled_from(list(REFS)), st.sampled_from(["task", "stage"]),
-       st.sampled_from([0.0, 0.1, 0.5]))
-def test_replay_equals_oracle_on_random_traces(case, policy, f, ex, refs, pm, sf):
+       st.sampled_from([0.0, 0.1, 0.5]), st.sampled_from([None, 2, 5]))
+def test_replay_equals_oracle_on_random_traces(case, policy, f, ex, refs, pm, sf, unroll):
+    """Random sizes, element counts and unroll thresholds: stores of several reservation steps
+    that fail part-way."""
     d, ev = case
     doc = d.to_json()
     _check(lambda: Trace(AppDAG.from_json(doc), list(ev)), policy, f, executors=ex, refs=refs,
-           peer_mode=pm, storage_fraction=sf)
+           peer_mode=pm, storage_fraction=sf, unroll_threshold=unroll)
 
 
 def _snapshot(trace: Trace):

@@ -1,11 +1,11 @@
 """The unroll memory a store reserves first (lrc.unroll), as Spark's MemoryStore asks for it."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from lrc.dag import AppDAG, Job, RDD, Stage
 from lrc.evict import EvictionIndex
 from lrc.sim import CompiledTrace
-from lrc.trace import Event, Trace
+from lrc.trace import Event, Trace, load_trace, save_trace
 from lrc.unroll import SPARK_UNROLL_THRESHOLD, reserve_bytes, reserve_steps, threshold_of
 
 
@@ -55,14 +55,67 @@ def test_a_store_that_does_not_fit_keeps_what_its_first_step_evicted():
     """Spark reserves the threshold (evicting for it) before it finds that 1.5x the block cannot
     be freed: the block is not stored, and the first step's victim stays evicted."""
     sizes, rdd_of = [4, 4, 5], [0, 1, 2]
-    idx = EvictionIndex(9, sizes, rdd_of, [4, 4, 8], first_step=2)
+    idx = EvictionIndex(9, sizes, rdd_of, [4, 4, 8], [(4,), (4,), (2, 8)])
     idx.insert(0, 0.0, 0)
     idx.insert(1, 0.0, 1)
     # block 2 needs 8 free (7 to evict) while block 1 is pinned: only block 0 (4) could go
     assert list(idx.insert(2, 0.0, 2, pinned={1})) == [0]  # the threshold's 2 needed 1 freed
     assert 2 not in idx and 0 not in idx and idx.used == 4
-    # without a first step (no unroll model) the failed store evicts nothing
+    # without steps (no unroll model) the failed store evicts nothing
     idx = EvictionIndex(9, sizes, rdd_of, [4, 4, 8])
     idx.insert(0, 0.0, 0)
     idx.insert(1, 0.0, 1)
     assert list(idx.insert(2, 0.0, 2, pinned={1})) == [] and 0 in idx
+
+
+def test_a_store_keeps_what_every_step_it_met_evicted():
+    """Three steps (threshold, a growth, the block): the second can be met by evicting two
+    blocks, the third cannot; the two stay evicted."""
+    sizes, rdd_of = [2, 2, 2, 5], [0, 1, 2, 3]
+    idx = EvictionIndex(7, sizes, rdd_of, [2, 2, 2, 8], [(2,), (2,), (2,), (1, 5, 8)])
+    for b in range(3):
+        idx.insert(b, 0.0, b)
+    assert list(idx.insert(3, 0.0, 3, pinned={2})) == [0, 1]
+    assert 3 not in idx and idx.used == 2
+
+
+def _spark_steps(size, threshold, n):
+    """MemoryStore.putIterator's reservations, literally: one value at a time, equal values."""
+    per, held, steps = size / n, threshold, [threshold]
+    for unrolled in range(n):  # elementsUnrolled before the value is counted
+        est = (unrolled + 1) * per  # SizeTracker's estimate of the values so far
+        if unrolled % 16 == 0 and est >= held:
+            held = int(1.5 * est)
+            steps.append(held)
+    return tuple(steps + [size] if size > held else steps)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 1 << 30), st.integers(1, 1 << 22), st.integers(1, 3000))
+def test_the_steps_follow_spark_checks_for_many_elements(size, threshold, n):
+    assert reserve_steps(size, threshold, n) == _spark_steps(size, threshold, n)
+
+
+def test_many_small_elements_reserve_less_than_one_large_one():
+    """1 MB in 1,000 values grows in steps and ends below 1.5 MB; in 10 values the check after
+    the first asks for 150 KB and the end for the size."""
+    assert reserve_steps(1_000_000, 65536, 1000) == (65536, 121500, 193500, 313500, 481500,
+                                                     745500, 1129500)
+    assert reserve_steps(1_000_000, 65536, 10) == (65536, 150000, 1_000_000)
+    assert reserve_steps(1_000_000, 65536, None) == reserve_steps(1_000_000, 65536, 1)
+
+
+def test_a_trace_carries_element_counts_to_the_replay(tmp_path):
+    d = AppDAG()
+    d.add_rdd(RDD(0, 2, cached=True, block_bytes=[1_000_000, 1_000_000],
+                  block_elements=[10, 1]))
+    d.add_stage(Stage(0, 0, 2, job_id=0))
+    d.add_job(Job(0, (0,)))
+    ev = [Event.job_start(0), Event.stage_submitted(0)]
+    for p in range(2):
+        reads, creates = d.task_reads(0, p, set())
+        ev.append(Event.task(0, p, reads, creates))
+    trace = Trace(d, ev + [Event.stage_completed(0), Event.job_end(0)])
+    for path in (tmp_path / "t.parquet", tmp_path / "t.json"):
+        save_trace(trace, path)
+        assert CompiledTrace(load_trace(path)).reserves(65536) == [1_000_000, 1_500_000]

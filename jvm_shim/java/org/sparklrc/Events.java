@@ -203,7 +203,8 @@ final class Events {
       TaskCounters c, long tableVersion) {
     JsonLine n = new JsonLine(Type.TASK_CACHE).put("executor", executor).put("stage", stage)
         .put("partition", partition).put("task", task).strings("hits", c.hits)
-        .strings("puts", c.puts).strings("evicted", c.evicted).array("evictions");
+        .strings("puts", c.puts).longs("put_elements", c.putElements)
+        .strings("evicted", c.evicted).array("evictions");
     for (TaskCounters.Eviction e : c.evictions) {
       n.element().put("block", e.block).put("order", e.order).put("priority", e.priority)
           .put("for", e.forBlock).end('}'); // "for" is null when no put followed

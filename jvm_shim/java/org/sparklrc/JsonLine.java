@@ -82,6 +82,16 @@ final class JsonLine {
     return end(']');
   }
 
+  JsonLine longs(String k, Iterable<Long> vs) {
+    key(k).b.append('[');
+    comma = false;
+    for (Long v : vs) {
+      separate();
+      b.append(v.longValue());
+    }
+    return end(']');
+  }
+
   /** Opens an array of objects under {@code k}; each element starts with {@link #element()}. */
   JsonLine array(String k) {
     key(k).b.append('[');

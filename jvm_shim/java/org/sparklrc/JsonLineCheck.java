@@ -10,7 +10,7 @@ import java.util.Random;
  * Randomized check that JsonLine writes exactly what Jackson's tree model writes for the same
  * fields: random strings (quotes, backslashes, control characters, non-ASCII, surrogate pairs,
  * null), doubles from random bits (NaN and infinities as null), longs and booleans, string
- * arrays and arrays of objects. Run by tests/spark/test_shim_local.py through py4j; {@link #run}
+ * and long arrays and arrays of objects. Run by tests/spark/test_shim_local.py through py4j; {@link #run}
  * throws AssertionError on the first difference.
  */
 public final class JsonLineCheck {
@@ -30,12 +30,14 @@ public final class JsonLineCheck {
         long n = r.nextLong();
         boolean b = r.nextBoolean();
         String line = new JsonLine(Events.Type.TASK_CACHE).put("s", s).put("n", n).put("b", b)
-            .put("d", d).strings("xs", Arrays.asList("x", t == null ? "" : t)).array("os")
+            .put("d", d).strings("xs", Arrays.asList("x", t == null ? "" : t))
+            .longs("ls", Arrays.asList(n, -1L)).array("os")
             .element().put("t", t).put("d2", d2).end('}').element().end('}').end(']').text();
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("e", "task_cache").put("s", s)
             .put("n", n).put("b", b);
         number(o, "d", d);
         o.putArray("xs").add("x").add(t == null ? "" : t);
+        o.putArray("ls").add(n).add(-1L);
         ObjectNode first = o.putArray("os").addObject().put("t", t);
         number(first, "d2", d2);
         o.withArray("os").addObject();

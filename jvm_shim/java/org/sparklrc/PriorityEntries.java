@@ -22,6 +22,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
+import org.apache.spark.storage.memory.DeserializedMemoryEntry;
 import org.apache.spark.storage.memory.MemoryEntry;
 
 /**
@@ -245,6 +246,17 @@ public final class PriorityEntries extends OwnStorageMap {
     return table.value(e);
   }
 
+  /** The values a stored entry holds: the length of a deserialized block's array; -1 for bytes
+   * (a serialized level: counting would mean reading them). The replay's unroll reservation
+   * follows it (lrc/unroll.py). */
+  static long elements(MemoryEntry<?> value) {
+    if (value instanceof DeserializedMemoryEntry) {
+      Object values = ((DeserializedMemoryEntry<?>) value).value();
+      return values == null ? -1 : java.lang.reflect.Array.getLength(values);
+    }
+    return -1;
+  }
+
   @Override
   public MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
     int e = table.findOrAdd(key);
@@ -265,7 +277,7 @@ public final class PriorityEntries extends OwnStorageMap {
     }
     TaskCounters c = counters();
     if (c != null) {
-      c.stored(key);
+      c.stored(key, elements(value));
     }
     return previous;
   }

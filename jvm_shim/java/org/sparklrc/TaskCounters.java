@@ -37,35 +37,42 @@ final class TaskCounters {
   // The log, in call order (appended under the map's monitor).
   private Object[] items = new Object[16];
   private byte[] kinds = new byte[16];
+  private long[] counts = new long[16]; // a PUT's element count (-1: not known)
   private int n = 0;
 
   // The report (filled by finish()).
   final LinkedHashSet<String> hits = new LinkedHashSet<>();
   final LinkedHashSet<String> puts = new LinkedHashSet<>();
+  /** Per entry of {@code puts}, in its order: the values the stored block holds, -1 if not known
+   * (a serialized level). */
+  final List<Long> putElements = new ArrayList<>();
   final LinkedHashSet<String> evicted = new LinkedHashSet<>();
   final List<Eviction> evictions = new ArrayList<>();
 
-  private void log(byte kind, Object item) {
+  private void log(byte kind, Object item, long count) {
     if (n == items.length) {
       items = java.util.Arrays.copyOf(items, n * 2);
       kinds = java.util.Arrays.copyOf(kinds, n * 2);
+      counts = java.util.Arrays.copyOf(counts, n * 2);
     }
     items[n] = item;
+    counts[n] = count;
     kinds[n++] = kind;
   }
 
   /** The task read a cached RDD block (not as part of an eviction). */
   void read(BlockId id) {
-    log(GET, id);
+    log(GET, id, 0);
   }
 
-  /** The task stored a block (the evictions before it made room for it). */
-  void stored(BlockId id) {
-    log(PUT, id);
+  /** The task stored a block of {@code elements} values (-1: not known); the evictions before
+   * it made room for it. */
+  void stored(BlockId id, long elements) {
+    log(PUT, id, elements);
   }
 
   void evicted(Eviction e) {
-    log(EVICT, e);
+    log(EVICT, e, 0);
   }
 
   /** Builds the report from the log: a read is a hit unless the task stored the block before;
@@ -84,8 +91,8 @@ final class TaskCounters {
         }
         case PUT: {
           String name = ((BlockId) x).name(); // e.g. rdd_5_2, or broadcast_3_piece0
-          if (x instanceof RDDBlockId) {
-            puts.add(name);
+          if (x instanceof RDDBlockId && puts.add(name)) {
+            putElements.add(counts[i]);
           }
           for (; unattributed < evictions.size(); unattributed++) {
             evictions.get(unattributed).forBlock = name;
