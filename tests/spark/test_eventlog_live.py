@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 import spark_plugin
 from conftest import BASE_CONF
-from jvm_shim.testing import restart_jvm_if_needed
+from jvm_shim.testing import stop_jvm
 from lrc.eventlog import read_eventlog
 from lrc.refcount import RefState
 from lrc.sim import CompiledTrace, simulate
@@ -26,7 +26,9 @@ pytestmark = pytest.mark.spark
 
 
 def _run(tmp_path, with_zip=True, **eventlog_conf):
-    restart_jvm_if_needed()
+    # a JVM an earlier test launched keeps that test's confs (e.g. a tiny memory fraction) as
+    # system properties, and the aggregation below then runs out of execution memory: start one
+    stop_jvm()
     logs = tmp_path / "eventlogs"
     logs.mkdir()
     b = SparkSession.builder.master("local[2]").appName("eventlog")
