@@ -10,8 +10,8 @@ import java.util.Random;
  * Randomized check that JsonLine writes exactly what Jackson's tree model writes for the same
  * fields: random strings (quotes, backslashes, control characters, non-ASCII, surrogate pairs,
  * null), doubles from random bits (NaN and infinities as null), longs and booleans, string
- * and long arrays and arrays of objects. Run by tests/spark/test_shim_local.py through py4j; {@link #run}
- * throws AssertionError on the first difference.
+ * and long arrays and arrays of objects. Run by tests/spark/test_shim_local.py through py4j;
+ * {@link #run} throws AssertionError on the first difference.
  */
 public final class JsonLineCheck {
   private static final ObjectMapper MAPPER = new ObjectMapper();
