@@ -83,9 +83,10 @@ class RDD:
     """An RDD. ``block_bytes``: int for every partition, a per-partition sequence, or None
     (unknown: counted as 1 byte); ``block_elements`` likewise, the values a stored partition
     holds (None: not known; ``lrc.unroll``). ``compute_cost``: seconds to compute one
-    partition from its immediate inputs (its own work only). ``call_site``: where the application created it
-    (Spark's short call site, e.g. ``map at pagerank.py:41``): the same for every generation of
-    a dataset an iterative application re-creates, which is what predictions key on."""
+    partition from its immediate inputs (its own work only). ``call_site``: where the
+    application created it (Spark's short call site, e.g. ``map at pagerank.py:41``): the same
+    for every generation of a dataset an iterative application re-creates, which is what
+    predictions key on."""
 
     id: int
     num_partitions: int

@@ -4,9 +4,8 @@ The recorder keeps only the order of events, block sizes (and the element counts
 report for deserialized blocks, which the replay's unroll reservation follows) and task
 durations; which blocks each task reads or creates is derived from the DAG when the trace is
 saved, exactly as the simulator and the planner derive it, so a replay of the recording means
-the same thing as the run. The
-derivation (`lrc.derive`) is shared with `lrc.eventlog`: a Spark event log of the same run gives
-the same reads.
+the same thing as the run. The derivation (`lrc.derive`) is shared with `lrc.eventlog`: a Spark
+event log of the same run gives the same reads.
 """
 from __future__ import annotations
 
