@@ -9,9 +9,10 @@ process (`workloads.bench.child`). Every repeat runs plugin off, each plugin-on 
 again - an A/A control - in rotated order, so that drift in machine load hits all of them, and
 the spread of the off/off ratios shows how small a difference this machine can resolve at all.
 A variant is a policy, optionally `+sidecar` (the brain in a child process of the driver JVM
-instead of the PySpark driver's own interpreter) or `+shim` (the JVM shim without a brain, so
-executors evict in Spark's order): side by side they say whether a cost is the brain sharing the
-application's interpreter, the brain's work, or the shim's.
+instead of the PySpark driver's own interpreter), `+shim` (the JVM shim without a brain, so
+executors evict in Spark's order) or `+trace` (the brain also records the run's trace, as every
+plugin run of `workloads.bench` does): side by side they say whether a cost is the brain sharing
+the application's interpreter, the brain's work, the recording, or the shim's.
 Reports the median job time of each, the median of the per-repeat ratios, the plan latency
 (job start seen by the driver -> table published), the brain's CPU time of the plugin runs, and
 per variant the CPU seconds of each process (`workloads.bench.proc_cpu`: driver Python, driver
@@ -37,7 +38,8 @@ OFF, OFF_B = "off", "off-b"
 
 
 # what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
-SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"}}
+SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
+            "trace": {}}  # +trace: the spec names a trace path (measure)
 
 
 def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
@@ -46,7 +48,7 @@ def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
     policy, _, suffix = variant.partition("+")
     if suffix not in SUFFIXES:
         raise SystemExit(f"workloads.overhead: unknown variant {variant!r} "
-                         f"(POLICY, POLICY+sidecar or POLICY+shim)")
+                         f"(POLICY, POLICY+sidecar, POLICY+shim or POLICY+trace)")
     return policy, dict(SUFFIXES[suffix])
 
 
@@ -65,6 +67,8 @@ def measure(workload: str, scale: int, repeat: int, out: Path, workers: int, wor
                         "executors": workers, "conf": {**cluster.spark_conf(), **conf, **extra},
                         "policy": policy,
                         "stats_path": str(out / "work" / f"stats-{i}-{tag}.json") if policy else None}
+                if name.endswith("+trace"):
+                    spec["trace_path"] = str(out / "work" / f"trace-{i}-{tag}.parquet")
                 r = run_child(spec, out / "work", timeout=900, env=env)
                 if not r.get("ok"):
                     raise RuntimeError(f"run {i} ({name}) failed: {r.get('error')} (log {r.get('log')})")
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--variants", default="lrc",
-                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar or POLICY+shim "
+                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar, POLICY+shim or POLICY+trace "
                          "(default lrc)")
     ap.add_argument("--conf", action="append", default=[],
                     help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
