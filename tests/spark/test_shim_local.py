@@ -350,6 +350,9 @@ def test_published_table_decides_eviction_order(spark, plain):
 
 
 
+BROADCAST = (None, "broadcast_0_piece0")
+
+
 def test_priority_entries_order_matches_reference(spark):
     """PriorityEntries' eviction view equals a reference sort by (priority, access order), through
     incremental re-keys, full rebuilds, removals and accesses (driven through py4j)."""
@@ -376,6 +379,7 @@ def test_priority_entries_order_matches_reference(spark):
         m.put(jid(b), None)
         touch(b)
     m.put(jvm.org.apache.spark.storage.BroadcastBlockId(0, "piece0"), None)
+    touch(BROADCAST)
 
     def apply(version, changes):
         jmap = jvm.java.util.HashMap()
@@ -390,11 +394,12 @@ def test_priority_entries_order_matches_reference(spark):
                 table.pop(rdd, None)
         m.applyTable(version, False, jmap, jvm.java.util.ArrayList())
 
-    def expected():
+    def expected():  # a non-RDD block is unranked: priority 0, like an RDD the table omits
         def prio(b):
             arr = table.get(b[0])
             return arr[b[1]] if arr and b[1] < len(arr) else 0.0
-        return [f"rdd_{b[0]}_{b[1]}" for b in sorted(access, key=lambda b: (prio(b), access[b]))]
+        return [b[1] if b[0] is None else f"rdd_{b[0]}_{b[1]}"
+                for b in sorted(access, key=lambda b: (prio(b), access[b]))]
 
     def actual():
         it, out = m.entrySet().iterator(), []
@@ -402,11 +407,14 @@ def test_priority_entries_order_matches_reference(spark):
             out.append(it.next().getKey().name())
         return out
 
-    assert actual()[:-1] == [f"rdd_{r}_{p}" for r, p in blocks]  # no table: Spark's LRU
+    assert actual() == [f"rdd_{r}_{p}" for r, p in blocks] + [BROADCAST[1]]  # Spark's LRU
     apply(1, {3: [rnd.randint(-5, 5) for _ in range(10)]})  # 10 of 101 blocks: incremental
-    assert actual() == expected() + ["broadcast_0_piece0"]
+    assert actual() == expected()
+    order = actual()  # the broadcast, unranked, goes before every block ranked above 0
+    assert all(order.index(BROADCAST[1]) < order.index(f"rdd_3_{p}")
+               for p, x in enumerate(table[3]) if x > 0)
     apply(2, {r: [rnd.randint(-5, 5) for _ in range(8)] for r in range(5)})  # large: rebuild
-    assert actual() == expected() + ["broadcast_0_piece0"]
+    assert actual() == expected()
     apply(3, {3: []})  # removal: back to priority 0
     for b in rnd.sample(blocks, 15):  # accesses move blocks behind their equal-priority peers
         m.put(jid(b), None)
@@ -414,8 +422,8 @@ def test_priority_entries_order_matches_reference(spark):
     for b in rnd.sample(blocks, 10):
         m.remove(jid(b))
         access.pop(b)
-    assert actual() == expected() + ["broadcast_0_piece0"]
-    assert m.version() == 3 and m.size() == len(access) + 1
+    assert actual() == expected()
+    assert m.version() == 3 and m.size() == len(access)
 
 
 def test_priority_entries_match_a_reference_model(spark):
@@ -492,3 +500,46 @@ def test_push_brings_a_mid_stage_table_to_running_executor(spark):
     applied = [e for e in evs if e["e"] == "table_applied" and e["version"] == version]
     assert [e["executor"] for e in applied] == ["driver"]
     assert 0 <= applied[0]["lag_ms"] < 1000  # a push, not the 2 s hold answer
+
+
+def test_a_broadcast_is_unranked_and_goes_before_blocks_the_table_keeps(spark):
+    """Spark stores every broadcast it ships in the same MemoryStore (MEMORY_AND_DISK: evicting
+    one writes it to disk). The table does not rank them: they take priority 0, like an RDD it
+    does not list - so a table of zeros (lru) keeps Spark's own order, and a broadcast no task
+    reads any more does not hold storage the DAG needs. Here a broadcast newer than A's block
+    goes first when C needs room, because the table ranks A above 0; C's size is set from the
+    storage measured free, so that it needs the broadcast's room and A's would not do."""
+    sc, b = spark.sparkContext, bridge(spark)
+    jvm, probe = sc._jvm, sc._jvm.org.sparklrc.bench.CopyGuardProbe
+
+    def free() -> int:
+        return int(probe.storageFree())
+
+    a = seeded_blocks(sc, 1, seed=21, nbytes=600_000)
+    a.count()
+    version = int(b.tableVersion()) + 1
+    b.publish(version, wire.encode_arrays({a.id(): [5]}), "")
+    deadline = time.time() + 20
+    while probe.version() < version and time.time() < deadline:
+        time.sleep(0.05)
+    before = free()
+    value = sc._gateway.new_array(jvm.byte, 2_000_000)
+    jvm.java.util.Random(5).nextBytes(value)  # incompressible: its piece is as large
+    bc = sc._jsc.broadcast(value)
+    blocks = [f"broadcast_{bc.id()}", f"broadcast_{bc.id()}_piece0"]
+    room, held = free(), before - free()
+    c = seeded_blocks(sc, 1, seed=22, nbytes=room + held // 4)  # > free; 1.5x < free + held
+    try:
+        assert probe.version() >= version
+        assert all(probe.inMemory(x) for x in blocks), "the broadcast must start in memory"
+        assert held >= room, f"the broadcast must hold more than is free ({held}, {room})"
+        assert probe.cached(a.id(), 1) == 1
+        c.count()  # needs room: the broadcast (rank 0) goes before A (rank 5)
+        assert probe.cached(c.id(), 1) == 1, "C must be stored"
+        assert not all(probe.inMemory(x) for x in blocks), "the broadcast must have been evicted"
+        assert probe.cached(a.id(), 1) == 1  # with broadcasts ranked +infinity, A went instead
+    finally:
+        bc.destroy()
+        a.unpersist(blocking=True)
+        c.unpersist(blocking=True)
+        b.publish(int(b.tableVersion()) + 1, wire.encode_arrays({a.id(): []}), "")

@@ -30,8 +30,10 @@ import org.apache.spark.storage.memory.MemoryEntry;
  * LinkedHashMap except that, once a priority table is in force, {@code entrySet()} iterates
  * blocks by (priority ascending, then least recently used first): the order in which
  * {@code evictBlocksToFreeSpace} picks victims. With no table (version 0) the iteration is
- * Spark's own LRU order. Priorities: RDD block -> table[rdd][partition], unlisted -> 0, non-RDD
- * blocks -> +infinity. Spark calls every method under this map's monitor; so does the plugin
+ * Spark's own LRU order. Priorities: RDD block -> table[rdd][partition]; a block the table does
+ * not rank (an unlisted RDD, a broadcast or any other non-RDD block) -> 0, so that a table of
+ * zeros (lru) keeps Spark's order exactly and a stale broadcast goes before every block the DAG
+ * will read again. Spark calls every method under this map's monitor; so does the plugin
  * (the per-access methods rely on it, the others take it themselves).
  *
  * <p>get/put/remove run for every block a task reads or writes, so they must cost what Spark's

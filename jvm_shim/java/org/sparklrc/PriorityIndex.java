@@ -142,11 +142,9 @@ final class PriorityIndex {
     }
   }
 
-  /** The entry's priority under the table in force (Spark's order before one: 0, or +infinity
-   * for a non-RDD block). */
+  /** The entry's priority under the table in force (0 before one: Spark's order). */
   double priority(int e) {
-    return indexed ? lists[t.meta[e * STRIDE + LIST]].priority
-        : t.meta[e * STRIDE + RDD] < 0 ? Double.POSITIVE_INFINITY : 0.0;
+    return indexed ? lists[t.meta[e * STRIDE + LIST]].priority : 0.0;
   }
 
   private void append(Bucket b, int e) {
@@ -206,13 +204,14 @@ final class PriorityIndex {
 
   // ---------------------------------------------------------------- priorities
 
-  /** A block's priority: +infinity for a non-RDD block, -infinity for a demoted copy, else its
-   * RDD's table entry (0 when the table does not list it). */
+  /** A block's priority: 0 for a non-RDD block (broadcast, ...: the table does not rank it, and
+   * with the lru table's zeros it keeps Spark's own place), -infinity for a demoted copy, else
+   * its RDD's table entry (0 when the table does not list it). */
   private double priorityOf(int e, BlockId key) {
     int base = e * STRIDE;
     int rdd = t.meta[base + RDD];
     if (rdd < 0) {
-      return Double.POSITIVE_INFINITY;
+      return 0.0;
     }
     if (!demoted.isEmpty() && demoted.contains(key == null ? t.key(e) : key)) {
       return Double.NEGATIVE_INFINITY;

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.memory.MemoryManager;
 import org.apache.spark.memory.MemoryMode;
+import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
 import org.apache.spark.storage.memory.MemoryStore;
 import org.apache.spark.util.io.ChunkedByteBuffer;
@@ -51,6 +52,17 @@ public final class CopyGuardProbe {
       n += store.contains(new RDDBlockId(rdd, p)) ? 1 : 0;
     }
     return n;
+  }
+
+  /** Whether this JVM's MemoryStore holds the block named {@code name} (e.g. broadcast_3). */
+  public static boolean inMemory(String name) {
+    return SparkEnv.get().blockManager().memoryStore().contains(BlockId.apply(name));
+  }
+
+  /** Storage memory free in this JVM now (on heap). */
+  public static long storageFree() {
+    MemoryManager mm = SparkEnv.get().memoryManager();
+    return mm.maxOnHeapStorageMemory() - mm.onHeapStorageMemoryUsed();
   }
 
   /** Version of the table in force here. */

@@ -112,12 +112,12 @@ public final class MapModelCheck {
         check(ks.equals(vals.keySet()), "keySet");
         int nv = 0; for (MemoryEntry<?> v : m.values()) nv++;
         check(nv == vals.size(), "values");
-        for (String n : names) check(m.priority(ref.get(n)) == (ix ? prio(ref.get(n), table, demoted) : (ref.get(n) instanceof RDDBlockId ? 0.0 : Double.POSITIVE_INFINITY)), "priority");
+        for (String n : names) check(m.priority(ref.get(n)) == (ix ? prio(ref.get(n), table, demoted) : 0.0), "priority");
       }
     }
   }
   static double prio(BlockId b, Map<Integer, double[]> t, Set<BlockId> dem) {
-    if (!(b instanceof RDDBlockId)) return Double.POSITIVE_INFINITY;
+    if (!(b instanceof RDDBlockId)) return 0.0; // unranked, like an unlisted RDD
     if (dem.contains(b)) return Double.NEGATIVE_INFINITY;
     RDDBlockId r = (RDDBlockId) b; double[] a = t.get(r.rddId());
     return a == null || r.splitIndex() >= a.length ? 0.0 : a[r.splitIndex()];
