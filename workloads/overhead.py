@@ -190,7 +190,7 @@ def report(res: dict, command: str) -> str:
         "Plan latency: from the listener's job-start time (driver JVM) to the moment the Python brain "
         "has published the table that covers the job's stages. `+sidecar`: the brain runs in a child "
         "process of the driver JVM instead of the PySpark driver's interpreter; `+shim`: the JVM shim "
-        "without a brain.",
+        "without a brain; `+trace`: the brain also records the run's trace, as benchmark runs do.",
         "",
     ]
     return "\n".join(lines)
@@ -202,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--variants", default="lrc",
-                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar, POLICY+shim or POLICY+trace "
-                         "(default lrc)")
+                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar, "
+                         "POLICY+shim or POLICY+trace (default lrc)")
     ap.add_argument("--conf", action="append", default=[],
                     help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
                          "for memory pressure (repeatable)")
