@@ -99,6 +99,9 @@ def parser() -> argparse.ArgumentParser:
                    help="spark.storage.unrollMemoryThreshold of the run (bytes): replay the "
                         "unroll memory each store reserves first (lrc/unroll.py; default: "
                         "the trace's, and without one a store needs only its block's size)")
+    s.add_argument("--admit", action="store_true",
+                   help="what-if: a store never evicts a block the policy ranks above the block "
+                        "being stored, it fails instead (not in the JVM shim yet)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
@@ -194,8 +197,11 @@ def run_simulate(args) -> list[dict]:
                 row = simulate(ct, p, f, executors=args.executors, cores=args.cores,
                                refs=args.refs, peer_mode=args.peer_mode,
                                storage_fraction=args.storage_fraction,
-                               unroll_threshold=args.unroll_threshold).to_dict()
+                               unroll_threshold=args.unroll_threshold,
+                               admit=args.admit).to_dict()
                 row["bound_hit_ratio"] = bound
+                if args.admit:
+                    row["admit"] = True
                 rows.append(row)
     return rows
 

@@ -21,8 +21,12 @@ from heapq import heapify, heappop, heappush
 class EvictionIndex:
     """Cached blocks of one executor in eviction order, with their total size (``used``)."""
 
-    def __init__(self, capacity: int, sizes, rdd_of, reserve=None, steps=None) -> None:
+    def __init__(self, capacity: int, sizes, rdd_of, reserve=None, steps=None,
+                 admit: bool = False) -> None:
         self.capacity, self.used, self.live = capacity, 0, 0
+        # admission: a store never evicts a block ranked above the block being stored (it fails
+        # instead, and Spark computes the block without caching it); off: Spark's rule alone
+        self.admit = admit
         # bytes that must be free to store each block, at least its size (``lrc.unroll``; None:
         # its size), and the steps of that reservation, the last being ``reserve`` (None: one
         # step), which a store that fails still evicted for
@@ -57,9 +61,11 @@ class EvictionIndex:
                 self.peak = asked
             need = self.used + ask - self.capacity
             if need > 0:
-                taken = self._evict(need, rdd, pinned, False) if self._fits(ask, rdd) else None
+                limit = prio if self.admit else None
+                taken = self._evict(need, rdd, pinned, False, limit) \
+                    if self._fits(ask, rdd) else None
                 if taken is None:
-                    return self._earlier_steps(b, rdd, pinned)
+                    return self._earlier_steps(b, rdd, pinned, limit)
             self.live += 1
             self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
@@ -83,7 +89,7 @@ class EvictionIndex:
         it."""
         return ask <= self.capacity - self.rdd_used.get(rdd, 0)
 
-    def _earlier_steps(self, b: int, rdd: int, pinned) -> list[int]:
+    def _earlier_steps(self, b: int, rdd: int, pinned, limit=None) -> list[int]:
         """A store of ``b`` that failed: what the steps of its reservation before the first one
         that could not be met evicted (the same victims as evicting for the last step that could,
         at once); nothing when it has one step: that eviction has just failed."""
@@ -93,7 +99,7 @@ class EvictionIndex:
             if need <= 0:
                 return []
             if self._fits(step, rdd):
-                taken = self._evict(need, rdd, pinned, False)
+                taken = self._evict(need, rdd, pinned, False, limit)
                 if taken is not None:
                     return taken
         return []
@@ -107,14 +113,18 @@ class EvictionIndex:
         need = self.used - capacity
         return self._evict(need, -1, pinned, True) if need > 0 else []
 
-    def _evict(self, need: int, rdd: int, pinned, partial: bool) -> list[int] | None:
-        """Evict the least blocks not of ``rdd`` nor ``pinned`` until ``need`` bytes are freed.
-        Short of that: ``partial`` keeps what was evicted, else nothing is and None returns."""
+    def _evict(self, need: int, rdd: int, pinned, partial: bool,
+               limit: float | None = None) -> list[int] | None:
+        """Evict the least blocks not of ``rdd`` nor ``pinned`` until ``need`` bytes are freed,
+        none ranked above ``limit`` (None: any). Short of that: ``partial`` keeps what was
+        evicted, else nothing is and None returns."""
         entry, sizes, rdd_used = self.entry, self.sizes, self.rdd_used
         heaps, top, rdd_of = self.heaps, self.top, self.rdd_of
         taken: list[int] = []
         kept, skipped, freed = [], None, 0
         while freed < need and top:
+            if limit is not None and top[0][0] > limit:
+                break  # every candidate left ranks above the block being stored
             e = heappop(top)
             v = e[2]
             q = rdd_of[v]

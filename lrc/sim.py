@@ -95,7 +95,7 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              cluster: MixedCluster | None = None,
              gpu_cost_weight: float = GPU_COST_WEIGHT,
              storage_fraction: float | None = None, exec_claims: bool = True,
-             unroll_threshold: int | None = None) -> SimResult:
+             unroll_threshold: int | None = None, admit: bool = False) -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
     ``log_evictions`` records victims in ``result.evicted``. ``cluster``: executors of two
@@ -105,7 +105,9 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     Spark's default); ``exec_claims=False`` replays as if execution never needed the cache's room
     (unlimited memory). ``unroll_threshold``: Spark's spark.storage.unrollMemoryThreshold, to
     replay the unroll memory a store reserves first (``lrc.unroll``; None: the trace's, and if
-    it has none - synthetic - a store needs only its block's size). A CompiledTrace can be
+    it has none - synthetic - a store needs only its block's size). ``admit``: a store never
+    evicts a block the policy ranks above the block being stored, and fails instead (a what-if:
+    the JVM shim does not do it yet; ``EvictionIndex``). A CompiledTrace can be
     replayed any number of times: a replay never changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
@@ -117,7 +119,7 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
         unroll_threshold = ct.trace.unroll_threshold
     return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
                    disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
-                   storage_fraction, exec_claims, unroll_threshold).run()
+                   storage_fraction, exec_claims, unroll_threshold, admit).run()
 
 
 class _Replay:
@@ -127,7 +129,7 @@ class _Replay:
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool,
                  cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT,
                  storage_fraction: float = SPARK_STORAGE_FRACTION, claims: bool = True,
-                 unroll_threshold: int | None = None) -> None:
+                 unroll_threshold: int | None = None, admit: bool = False) -> None:
         self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
         # the DAG as the planner sees it: stages a MixedCluster binds to GPUs carry gpus
         self.dag = gpu_view(ct.trace.dag, cluster.gpu_stages) if cluster else ct.trace.dag
@@ -139,7 +141,7 @@ class _Replay:
                                        cores) if claims and ct.exec_claims else 0.0
         steps = ct.reserve_steps(unroll_threshold) if unroll_threshold else None
         reserve = ct.reserves(unroll_threshold) if unroll_threshold else None
-        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve, steps)
+        self.caches = [EvictionIndex(per_exec, ct.sizes, ct.rdd_of, reserve, steps, admit)
                        for _ in range(executors)]
         self.res = SimResult(ct.name, policy.name, fraction, executors, refs,
                              cache_bytes=per_exec * executors,

@@ -68,9 +68,10 @@ def test_no_policy_beats_the_bound(trace, f, ex):
     b = hit_bound(ct, f, ex)
     for p in POLICIES:
         for refs in REFS:
-            r = simulate(ct, p, f, executors=ex, refs=refs)
-            assert r.reads == b.reads and r.cache_bytes == b.cache_bytes
-            assert r.hits <= b.bound_hits, (p, refs)
+            for admit in (False, True):  # a failed store only restricts a policy
+                r = simulate(ct, p, f, executors=ex, refs=refs, admit=admit)
+                assert r.reads == b.reads and r.cache_bytes == b.cache_bytes
+                assert r.hits <= b.bound_hits, (p, refs, admit)
     assert 0 <= b.bound_hits <= b.reads - b.compulsory
 
 

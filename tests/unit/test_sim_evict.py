@@ -1,5 +1,6 @@
 """EvictionIndex (per-RDD lazy heaps merged through ``top``) against a sorted list: random
-inserts, accesses, priority changes, removals and unpersists."""
+inserts, accesses, priority changes, removals and unpersists, with and without admission (a
+store that would evict a block ranked above the stored one fails)."""
 from hypothesis import given, settings, strategies as st
 
 from lrc.evict import EvictionIndex
@@ -24,10 +25,10 @@ def operations(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(operations())
-def test_index_evicts_like_a_sorted_list(case):
+@given(operations(), st.booleans())
+def test_index_evicts_like_a_sorted_list(case, admit):
     capacity, sizes, ops = case
-    idx = EvictionIndex(capacity, sizes, [_rdd(b) for b in range(NBLOCKS)])
+    idx = EvictionIndex(capacity, sizes, [_rdd(b) for b in range(NBLOCKS)], admit=admit)
     model: dict[int, tuple] = {}  # block -> (priority, stamp)
     for stamp, (op, b, prio, pinned) in enumerate(ops):
         if op == "insert" and b not in model:
@@ -35,8 +36,8 @@ def test_index_evicts_like_a_sorted_list(case):
             order = sorted((p, s, v) for v, (p, s) in model.items()
                            if _rdd(v) != _rdd(b) and v not in pinned)
             want, freed = [], 0
-            for _, _, v in order:
-                if freed >= need:
+            for p, _, v in order:
+                if freed >= need or (admit and p > prio):
                     break
                 want.append(v)
                 freed += sizes[v]
@@ -66,3 +67,17 @@ def test_index_evicts_like_a_sorted_list(case):
             idx.tidy()
         assert len(idx) == len(model) and idx.used == sum(sizes[v] for v in model)
         assert all((v in idx) == (v in model) for v in range(NBLOCKS))
+
+
+def test_admission_keeps_a_block_ranked_above_the_one_being_stored():
+    """Without admission a dead block (priority -1) evicts a block read again (priority 2);
+    with it, the store fails and the ranked block stays; an equal rank is evicted (LRU ties)."""
+    rdd_of = [0, 1, 2]
+    for admit, kept in ((False, False), (True, True)):
+        idx = EvictionIndex(2, [2, 2, 2], rdd_of, admit=admit)
+        idx.insert(0, 2.0, 0)
+        assert list(idx.insert(1, -1.0, 1)) == ([] if admit else [0])
+        assert (0 in idx) is kept and (1 in idx) is not kept
+    idx = EvictionIndex(2, [2, 2, 2], rdd_of, admit=True)
+    idx.insert(0, 1.0, 0)
+    assert list(idx.insert(2, 1.0, 1)) == [0] and 2 in idx
