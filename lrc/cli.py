@@ -100,8 +100,8 @@ def parser() -> argparse.ArgumentParser:
                         "unroll memory each store reserves first (lrc/unroll.py; default: "
                         "the trace's, and without one a store needs only its block's size)")
     s.add_argument("--admit", action="store_true",
-                   help="what-if: a store never evicts a block the policy ranks above the block "
-                        "being stored, it fails instead (not in the JVM shim yet)")
+                   help="a store never evicts a block the policy ranks above the block being "
+                        "stored, it fails instead (the executors' spark.lrc.admit)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")

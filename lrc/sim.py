@@ -106,8 +106,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     (unlimited memory). ``unroll_threshold``: Spark's spark.storage.unrollMemoryThreshold, to
     replay the unroll memory a store reserves first (``lrc.unroll``; None: the trace's, and if
     it has none - synthetic - a store needs only its block's size). ``admit``: a store never
-    evicts a block the policy ranks above the block being stored, and fails instead (a what-if:
-    the JVM shim does not do it yet; ``EvictionIndex``). A CompiledTrace can be
+    evicts a block the policy ranks above the block being stored, and fails instead (the
+    executors' spark.lrc.admit, off by default; ``EvictionIndex``). A CompiledTrace can be
     replayed any number of times: a replay never changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")

@@ -115,6 +115,10 @@ KEYS: tuple[Key, ...] = (
         "Without a profile, predict the reads of the jobs an iterative application has not "
         "submitted yet from the jobs it repeats (RDD call sites and generations). auto: for "
         "the policies that rank by the distance to the next read (mrd, crd)."),
+    Key("spark.lrc.admit", "false", _bool,
+        "A store never evicts a block the policy ranks above the block it stores: short of room "
+        "it fails, and Spark computes that block without caching it (or writes it to disk). Off "
+        "until measured live (results/admission/: the simulator's what-if)."),
     Key("spark.lrc.gpu.costWeight", "8", _non_negative_number,
         "crd: a block next read by a stage whose resource profile gives each task G GPUs weighs "
         "1 + costWeight x G (a miss there leaves a GPU idle); 0: GPU stages weigh like the others."),

@@ -10,9 +10,10 @@ again - an A/A control - in rotated order, so that drift in machine load hits al
 the spread of the off/off ratios shows how small a difference this machine can resolve at all.
 A variant is a policy, optionally `+sidecar` (the brain in a child process of the driver JVM
 instead of the PySpark driver's own interpreter), `+shim` (the JVM shim without a brain, so
-executors evict in Spark's order) or `+trace` (the brain also records the run's trace, as every
-plugin run of `workloads.bench` does): side by side they say whether a cost is the brain sharing
-the application's interpreter, the brain's work, the recording, or the shim's.
+executors evict in Spark's order), `+trace` (the brain also records the run's trace, as every
+plugin run of `workloads.bench` does) or `+admit` (spark.lrc.admit on): side by side they say
+whether a cost is the brain sharing the application's interpreter, the brain's work, the
+recording, or the shim's - or, under memory pressure, what admission changes.
 Reports the median job time of each, the median of the per-repeat ratios, the plan latency
 (job start seen by the driver -> table published), the brain's CPU time of the plugin runs, and
 per variant the CPU seconds of each process (`workloads.bench.proc_cpu`: driver Python, driver
@@ -39,7 +40,8 @@ OFF, OFF_B = "off", "off-b"
 
 # what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
 SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
-            "trace": {}}  # +trace: the spec names a trace path (measure)
+            "trace": {},  # +trace: the spec names a trace path (measure)
+            "admit": {"spark.lrc.admit": "true"}}
 
 
 def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
@@ -48,7 +50,8 @@ def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
     policy, _, suffix = variant.partition("+")
     if suffix not in SUFFIXES:
         raise SystemExit(f"workloads.overhead: unknown variant {variant!r} "
-                         f"(POLICY, POLICY+sidecar, POLICY+shim or POLICY+trace)")
+                         f"(POLICY, POLICY+sidecar, POLICY+shim, POLICY+trace or "
+                         f"POLICY+admit)")
     return policy, dict(SUFFIXES[suffix])
 
 
@@ -203,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--variants", default="lrc",
                     help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar, "
-                         "POLICY+shim or POLICY+trace (default lrc)")
+                         "POLICY+shim, POLICY+trace or POLICY+admit (default lrc)")
     ap.add_argument("--conf", action="append", default=[],
                     help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
                          "for memory pressure (repeatable)")

@@ -12,7 +12,7 @@ from operator import add
 import pytest
 
 from conftest import BASE_CONF
-from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order,
+from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order, digests,
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
                               seeded_blocks, session, until_job_end)
 from spark_plugin import wire
@@ -543,3 +543,55 @@ def test_a_broadcast_is_unranked_and_goes_before_blocks_the_table_keeps(spark):
         a.unpersist(blocking=True)
         c.unpersist(blocking=True)
         b.publish(int(b.tableVersion()) + 1, wire.encode_arrays({a.id(): []}), "")
+
+
+def test_with_admission_a_store_never_evicts_a_block_ranked_above_it(spark):
+    """spark.lrc.admit: a store may evict only blocks ranked at or below the block it stores;
+    short of room it fails and evicts nothing. A's block ranks 5, a filler F ranks 9 and leaves
+    little storage free, the stored blocks rank 2 and need half of A's room. With admission a
+    direct put and a task's store both fail (Spark computes the block without caching it: the
+    job's result is right) and A stays; without admission the same task's store evicts A."""
+    sc, b = spark.sparkContext, bridge(spark)
+    probe = sc._jvm.org.sparklrc.bench.CopyGuardProbe
+    a = seeded_blocks(sc, 1, seed=31, nbytes=1_500_000)
+    a.count()
+    fill = max(0, int(probe.storageFree()) - 400_000)  # in 200 KB blocks: each unrolls in room
+    f = seeded_blocks(sc, max(1, fill // 200_000), seed=34, nbytes=200_000)
+    stored_rdd = a.id() + 100_000  # a block no RDD of this session has: the direct put
+    rdds, version = [a, f], int(b.tableVersion())
+
+    def publish(ranks: dict) -> None:
+        nonlocal version
+        version += 1
+        b.publish(version, wire.encode_arrays(ranks), "")
+        deadline = time.time() + 20
+        while probe.version() < version and time.time() < deadline:
+            time.sleep(0.05)
+        assert probe.version() >= version
+
+    try:
+        nf = f.getNumPartitions()
+        publish({a.id(): [5], f.id(): [9] * nf, stored_rdd: [2]})
+        f.count()
+        assert probe.cached(a.id(), 1) == 1 and probe.cached(f.id(), nf) == nf
+        half_a = int(probe.memSize(a.id(), 0)) // 2
+        probe.setAdmit(True)
+        over = int(probe.storageUsed()) - half_a  # the put must evict all but half of A
+        assert not probe.put(stored_rdd, 0, over, False), "the store must fail"
+        assert probe.cached(a.id(), 1) == 1, "admission must keep A"
+        nbytes = int(probe.storageFree()) + half_a  # with 1.5x to unroll: below free + A
+        d, d2 = (seeded_blocks(sc, 1, seed=seed, nbytes=nbytes) for seed in (32, 33))
+        rdds += [d, d2]
+        publish({d.id(): [2], d2.id(): [2]})
+        assert digests(d) == expected_digests(1, 32, nbytes)
+        assert probe.cached(d.id(), 1) == 0 and probe.cached(a.id(), 1) == 1
+        probe.setAdmit(False)
+        assert digests(d2) == expected_digests(1, 33, nbytes)
+        assert probe.cached(d2.id(), 1) == 1, "without admission the store evicts A"
+        assert probe.cached(a.id(), 1) == 0 and probe.cached(f.id(), nf) == nf
+    finally:
+        probe.setAdmit(False)
+        for r in rdds:
+            r.unpersist(blocking=True)
+        b.publish(int(b.tableVersion()) + 1,
+                  wire.encode_arrays({r: [] for r in [*(x.id() for x in rdds), stored_rdd]}), "")

@@ -535,3 +535,12 @@ def test_resim_replays_the_recorded_traces_again(res, tmp_path):
     os.remove(trace)
     with pytest.raises(SystemExit, match="pagerank.parquet"):
         resim(tmp_path, "pagerank")
+
+
+def test_replays_follow_the_runs_admission_setting():
+    """A run with spark.lrc.admit=true is replayed with the simulator's admission (and only
+    then): the live-vs-replay comparison must compare the same rule."""
+    from workloads.bench.replay import admit_of
+
+    assert admit_of({"spark.lrc.admit": "true"}) and admit_of({"spark.lrc.admit": " TRUE "})
+    assert not admit_of({"spark.lrc.admit": "false"}) and not admit_of({}) and not admit_of(None)

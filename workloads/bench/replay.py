@@ -43,10 +43,11 @@ def bound_hit_ratio(ct, cache_fraction: float, executors: int) -> float | None:
 
 
 def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[str],
-                     refs: str, executors: int, cores: int, unroll: int | None = None) -> list[dict]:
+                     refs: str, executors: int, cores: int, unroll: int | None = None,
+                     admit: bool = False) -> list[dict]:
     """The `sim` rows of workload `w`: its calibration trace replayed at each fraction under
     `min` (profile refs) and each policy (`refs`), with the bound; `unroll`: the runs'
-    spark.storage.unrollMemoryThreshold (`lrc.unroll`)."""
+    spark.storage.unrollMemoryThreshold (`lrc.unroll`); `admit`: their spark.lrc.admit."""
     from lrc.sim import simulate
 
     _, _, ct = working_set_bytes(trace)
@@ -63,8 +64,8 @@ def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[
             pol_refs = "profile" if pol == "min" else refs
             row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": pol_refs, **bound}
             try:
-                d = simulate(ct, pol, f, executors=executors, cores=cores,
-                             refs=pol_refs, unroll_threshold=unroll).to_dict()
+                d = simulate(ct, pol, f, executors=executors, cores=cores, refs=pol_refs,
+                             unroll_threshold=unroll, admit=admit).to_dict()
                 rows.append({**row, "hit_ratio": d["hit_ratio"],
                              "effective_hit_ratio": d["effective_hit_ratio"],
                              "est_runtime": d["est_runtime"], "evictions": d["evictions"],
@@ -75,20 +76,22 @@ def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[
 
 
 def own_run(trace: str | None, policy: str, storage_per_executor, executors: int, cores: int,
-            refs: str, storage_fraction: float, unroll: int | None = None) -> dict:
+            refs: str, storage_fraction: float, unroll: int | None = None,
+            admit: bool = False) -> dict:
     """The simulator's replay of a run's own trace, same policy, same refs and the cache the
     executors really had, and the execution memory its tasks claimed from that cache
     (`lrc.execmem`, under the run's spark.memory.storageFraction) and the unroll memory its
     stores reserved (`lrc.unroll`; `unroll`: its spark.storage.unrollMemoryThreshold): what the
     live hit ratio should be if tables were in force whenever an executor evicts (issue 10's
-    measure)."""
+    measure); `admit`: the run's spark.lrc.admit (`admit_of`)."""
     from lrc.sim import simulate
 
     try:
         ws, _, ct = working_set_bytes(trace)
         f = storage_per_executor * executors / ws
         d = simulate(ct, policy, f, executors=executors, cores=cores, refs=refs,
-                     storage_fraction=storage_fraction, unroll_threshold=unroll).to_dict()
+                     storage_fraction=storage_fraction, unroll_threshold=unroll,
+                     admit=admit).to_dict()
     except Exception as e:  # informative only: never lose the run for it
         return {"replay_error": f"{type(e).__name__}: {e}"}
     return {"replay_hit_ratio": d["hit_ratio"],
@@ -101,6 +104,11 @@ def storage_fraction(conf: dict | None) -> float:
     from lrc.execmem import SPARK_STORAGE_FRACTION
 
     return float((conf or {}).get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
+
+
+def admit_of(conf: dict | None) -> bool:
+    """Whether the runs had admission on (spark.lrc.admit; lrc.evict's `admit`)."""
+    return str((conf or {}).get("spark.lrc.admit", "false")).strip().lower() == "true"
 
 
 def resim(out_dir: str | Path, workloads: str) -> Path:
@@ -125,11 +133,13 @@ def resim(out_dir: str | Path, workloads: str) -> Path:
         policies = list(dict.fromkeys(r["policy"] for r in rows if r["policy"] != "min"))
         unroll = threshold_of(cluster.get("conf"))
         res["sim"] = [r for r in res["sim"] if r["workload"] != w] + calibration_rows(
-            w, cal["trace"], fractions, policies, refs, n, cores, unroll)
+            w, cal["trace"], fractions, policies, refs, n, cores, unroll,
+            admit_of(cluster.get("conf")))
         for r in res["runs"]:
             if r["workload"] == w and "replay_hit_ratio" in r:
                 r.update(own_run(r["trace"], r["policy"], r["storage_bytes_per_executor"], n,
-                                 cores, refs, storage_fraction(cluster.get("conf")), unroll))
+                                 cores, refs, storage_fraction(cluster.get("conf")), unroll,
+                                 admit_of(cluster.get("conf"))))
     res["command"] = res.get("command", "?") + \
         f"\npython -m workloads.bench --resim {out_dir} {','.join(ws)}   # replays again"
     write_results(out_dir, res)

@@ -31,7 +31,7 @@ from typing import Any
 from lrc.unroll import threshold_of
 from workloads.bench import machine
 from workloads.bench.child import run_child
-from workloads.bench.replay import (calibration_rows, own_run, storage_fraction,
+from workloads.bench.replay import (admit_of, calibration_rows, own_run, storage_fraction,
                                     working_set_bytes)
 from workloads.bench.report import render
 from workloads.bench.settings import Settings
@@ -195,7 +195,8 @@ class Bench:
         if rec["ok"] and self.settings.simulate and got and plugin:
             t = self.target
             rec.update(own_run(rec["trace"], policy, got, t.executors, t.cores,
-                               self.settings.refs, storage_fraction(t.conf), threshold_of(t.conf)))
+                               self.settings.refs, storage_fraction(t.conf), threshold_of(t.conf),
+                               admit_of(t.conf)))
         return rec
 
     def stages_file(self, tag: str, out: dict) -> str | None:
@@ -229,7 +230,7 @@ class Bench:
     def simulate(self, w: str, cal: dict) -> list[dict]:
         s, t = self.settings, self.target
         return calibration_rows(w, cal["trace"], s.fractions, s.policies, s.refs, t.executors,
-                                t.cores, threshold_of(t.conf))
+                                t.cores, threshold_of(t.conf), admit_of(t.conf))
 
     def run(self) -> int:
         """Every phase, in order; 1 when a run failed, after writing the report that says which."""

@@ -70,6 +70,7 @@ public final class PriorityEntries extends OwnStorageMap {
   private final transient WalkMarks walks = new WalkMarks(table);
   private long evictedTotal = 0;
   private final transient CopyGuard copies = new CopyGuard();
+  private final transient Admission admission = new Admission();
 
   public PriorityEntries() {
     super();
@@ -110,6 +111,11 @@ public final class PriorityEntries extends OwnStorageMap {
     } else {
       index.rekey(changed);
     }
+  }
+
+  /** Admission on or off ({@code spark.lrc.admit}; Admission). */
+  public void setAdmit(boolean admit) {
+    admission.set(admit);
   }
 
   /** The table's priority of an RDD block (0 when the table does not list it). */
@@ -277,6 +283,9 @@ public final class PriorityEntries extends OwnStorageMap {
     if (!copies.idle()) {
       copies.stored();
     }
+    if (admission.on()) {
+      admission.stored();
+    }
     TaskCounters c = counters();
     if (c != null) {
       c.stored(key, elements(value));
@@ -318,7 +327,11 @@ public final class PriorityEntries extends OwnStorageMap {
     if (!copies.idle()) {
       copies.checked(key); // MemoryStore's puts begin here
     }
-    return table.find(key) != NONE;
+    boolean held = table.find(key) != NONE;
+    if (admission.on()) {
+      admission.checked(key, held);
+    }
+    return held;
   }
 
   @Override
@@ -404,8 +417,9 @@ public final class PriorityEntries extends OwnStorageMap {
 
   /**
    * The eviction walk's view: Spark's LRU order while no table is in force, else (priority,
-   * access order); for a placement copy's put only the blocks ranked below the copy. Read-only;
-   * records what it yields so the following drop is seen as an eviction.
+   * access order); for a placement copy's put only the blocks ranked below the copy, and with
+   * admission for a store only those ranked at or below the stored block. Read-only; records
+   * what it yields so the following drop is seen as an eviction.
    */
   @Override
   public Set<Map.Entry<BlockId, MemoryEntry<?>>> entrySet() {
@@ -420,30 +434,35 @@ public final class PriorityEntries extends OwnStorageMap {
         synchronized (PriorityEntries.this) {
           walks.start(index.indexed());
           RDDBlockId copy = version > 0 ? copies.bounding() : null;
+          RDDBlockId stored = version > 0 && admission.on() ? admission.storing() : null;
           return new Walk(index.walk(), copy == null ? Double.POSITIVE_INFINITY
-              : index.tablePriority(copy.rddId(), copy.splitIndex()));
+              : index.tablePriority(copy.rddId(), copy.splitIndex()),
+              stored == null ? Double.POSITIVE_INFINITY
+              : index.tablePriority(stored.rddId(), stored.splitIndex()));
         }
       }
     };
   }
 
-  /** Yields entries ranked below {@code limit}, marking each as walked by this thread (Spark
-   * walks under the map's monitor and changes nothing meanwhile). */
+  /** Yields entries ranked below {@code below} and at most {@code atMost}, marking each as
+   * walked by this thread (Spark walks under the map's monitor and changes nothing meanwhile). */
   private final class Walk implements Iterator<Map.Entry<BlockId, MemoryEntry<?>>> {
     private final PriorityIndex.Cursor cursor;
-    private final double limit;
+    private final double below;
+    private final double atMost;
     private int next;
 
-    Walk(PriorityIndex.Cursor cursor, double limit) {
+    Walk(PriorityIndex.Cursor cursor, double below, double atMost) {
       this.cursor = cursor;
-      this.limit = limit;
+      this.below = below;
+      this.atMost = atMost;
       this.next = advance();
     }
 
     private int advance() {
       int e = cursor.next();
-      if (limit != Double.POSITIVE_INFINITY) {
-        while (e != NONE && !(index.priority(e) < limit)) {
+      if (below != Double.POSITIVE_INFINITY || atMost != Double.POSITIVE_INFINITY) {
+        while (e != NONE && !(index.priority(e) < below && index.priority(e) <= atMost)) {
           e = index.indexed() ? NONE : cursor.next(); // indexed: the walk is in priority order
         }
       }

@@ -26,6 +26,7 @@ final class Settings {
   static final String FORCE_INSTALL_FAILURE = "spark.lrc.forceInstallFailure";
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";
   static final String GPU_PLACEMENT = "spark.lrc.gpu.placement";
+  static final String ADMIT = "spark.lrc.admit";
 
   private static final Map<String, String> BUILT_IN = loadDefaults();
 

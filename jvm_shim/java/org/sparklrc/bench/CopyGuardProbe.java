@@ -17,7 +17,8 @@ import scala.reflect.ClassTag$;
  * put on a thread that runs no task), {@code over} bytes larger than the storage memory free
  * now, so that Spark's put must evict: tests/spark/test_shim_local.py checks that an expected
  * copy evicts only blocks ranked below it (CopyGuard) and that any other put evicts as Spark
- * does. The stored block is removed again; the answer is whether the put succeeded.
+ * does, and that with admission a put evicts only blocks ranked at or below it (Admission).
+ * The stored block is removed again; the answer is whether the put succeeded.
  */
 public final class CopyGuardProbe {
   private CopyGuardProbe() {}
@@ -63,6 +64,21 @@ public final class CopyGuardProbe {
   public static long storageFree() {
     MemoryManager mm = SparkEnv.get().memoryManager();
     return mm.maxOnHeapStorageMemory() - mm.onHeapStorageMemoryUsed();
+  }
+
+  /** Storage memory used in this JVM now (on heap). */
+  public static long storageUsed() {
+    return SparkEnv.get().memoryManager().onHeapStorageMemoryUsed();
+  }
+
+  /** Bytes the MemoryStore holds for an RDD block (0 if it holds none). */
+  public static long memSize(int rdd, int part) {
+    return SparkEnv.get().blockManager().memoryStore().getSize(new RDDBlockId(rdd, part));
+  }
+
+  /** Admission on or off in this JVM's executor (spark.lrc.admit). */
+  public static void setAdmit(boolean admit) {
+    LrcExecutorPlugin.installedEntries().setAdmit(admit);
   }
 
   /** Version of the table in force here. */
