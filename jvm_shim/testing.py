@@ -3,8 +3,10 @@ shim jar, an event collector over LrcBridge, and the eviction-pressure scenario.
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 
 from spark_plugin.bridge import drain_lines
@@ -147,6 +149,18 @@ def seeded_blocks(sc, n_parts: int, seed: int, nbytes: int):
         yield random.Random(seed * 1000 + idx).randbytes(nbytes)
 
     return sc.parallelize(range(n_parts), n_parts).mapPartitionsWithIndex(gen).cache()
+
+
+@contextmanager
+def running(action: Callable[[], object]) -> Iterator[None]:
+    """`action` (a Spark action) running in a thread for the length of the block: what a test
+    does there happens while its job runs."""
+    t = threading.Thread(target=action)
+    t.start()
+    try:
+        yield
+    finally:
+        t.join()
 
 
 def job_done(job_count: int) -> Callable[[list[dict]], bool]:

@@ -53,6 +53,17 @@ class App:
                              call_site=name.rstrip("0123456789_") if site is None else site))
         return rid
 
+    def source(self, name: str, mb: float, cost: float, read_cost: float = 0.1) -> int:
+        """A cached RDD built by a shuffle of uncached input data: how these apps get their data."""
+        return self.rdd([shuffle(self.rdd(cost=read_cost))], mb=mb, cost=cost, name=name)
+
+    def sources(self, *names: str, mb: float, cost: float, read_cost: float = 0.1) -> list[int]:
+        """Sources of one size and cost, built in order, then each materialised by its own job."""
+        ids = [self.source(n, mb, cost, read_cost) for n in names]
+        for rid in ids:
+            self.action(rid)
+        return ids
+
     def _stage(self, rdd_id: int) -> int:
         parents, stack, seen = [], [rdd_id], set()
         while stack:  # shuffle dependencies of the stage's narrow lineage
@@ -123,7 +134,7 @@ def pagerank(seed: int = 0, parts: int = 16, iters: int = 4) -> Trace:
     """links (big, reused every iteration, read twice per iteration) and one new ranks RDD per
     iteration (the previous one is dead but kept)."""
     a = App("pagerank", seed, parts)
-    links = a.rdd([shuffle(a.rdd(cost=0.1))], mb=24, cost=0.6, name="links")
+    links = a.source("links", mb=24, cost=0.6)
     ranks = a.rdd([o2o(links)], mb=8, cost=0.02, name="ranks0", site="ranks init")
     a.action(ranks)
     for i in range(iters):
@@ -137,7 +148,7 @@ def cc(seed: int = 0, parts: int = 16, iters: int = 8) -> Trace:
     """ConnectedComponents in Pregel style: cached graph edges, per-iteration cached messages
     (shrinking as vertices converge, counted once, then unpersisted) and vertices (kept)."""
     a = App("cc", seed, parts)
-    edges = a.rdd([shuffle(a.rdd(cost=0.1))], mb=30, cost=0.5, name="edges")
+    edges = a.source("edges", mb=30, cost=0.5)
     verts = a.rdd([o2o(edges)], mb=3, cost=0.05, name="verts0", site="verts init")
     a.action(verts)
     prev_msgs = None
@@ -156,7 +167,7 @@ def ml(seed: int = 0, parts: int = 16, iters: int = 12) -> Trace:
     """Iterative KMeans/LR: input cached by the user, an internal cached copy with norms that
     every iteration scans; the input is dead after the copy is built."""
     a = App("ml", seed, parts)
-    data = a.rdd([shuffle(a.rdd(cost=0.1))], mb=12, cost=0.3, name="data")
+    data = a.source("data", mb=12, cost=0.3)
     norms = a.rdd([o2o(data)], mb=1, cost=0.05, name="norms")
     zipped = a.rdd([o2o(data), o2o(norms)], mb=13, cost=0.1, name="zipped")
     a.action(zipped)
@@ -170,7 +181,7 @@ def svdpp(seed: int = 0, parts: int = 16, iters: int = 6) -> Trace:
     """SVD++: the ratings graph is reused once per iteration and at the very end (long reuse
     distance) while each iteration caches several intermediate factor RDDs."""
     a = App("svdpp", seed, parts)
-    ratings = a.rdd([shuffle(a.rdd(cost=0.1))], mb=14, cost=0.5, name="ratings")
+    ratings = a.source("ratings", mb=14, cost=0.5)
     g = a.rdd([o2o(ratings)], mb=5, cost=0.05, name="g0", site="g init")
     a.action(g)
     for i in range(iters):
@@ -188,11 +199,7 @@ def zip_(seed: int = 0, parts: int = 16, rounds: int = 6) -> Trace:
     """Tasks that read several cached blocks at once: zipPartitions of two cached RDDs each round
     (peer groups of 2, result cached and read once more), and a final coalesce (peer groups of 4)."""
     a = App("zip", seed, parts)
-    left = a.rdd([shuffle(a.rdd(cost=0.1))], mb=8, cost=0.4, name="left")
-    right = a.rdd([shuffle(a.rdd(cost=0.1))], mb=8, cost=0.4, name="right")
-    a.action(left)
-    a.action(right)
-    z = None
+    left, right = a.sources("left", "right", mb=8, cost=0.4)
     for k in range(rounds):
         z = a.rdd([o2o(left), o2o(right)], mb=3, cost=0.1, name=f"zip{k}")
         a.action(z)
@@ -212,15 +219,12 @@ def gpu_train(seed: int = 0, parts: int = 16, epochs: int = 8) -> Trace:
     executors' memory. Each epoch also caches its small output (predictions), which a CPU job
     reads once: dead blocks on the GPU executors, never unpersisted."""
     a = App("gpu_train", seed, parts)
-    features = a.rdd([shuffle(a.rdd(cost=0.2))], mb=12, cost=1.2, name="features")
-    lookup = a.rdd([shuffle(a.rdd(cost=0.2))], mb=12, cost=1.2, name="lookup")
-    a.action(features)
-    a.action(lookup)
+    features, lookup = a.sources("features", "lookup", mb=12, cost=1.2, read_cost=0.2)
     old = None
     for i in range(epochs):
         preds = a.rdd([o2o(features)], mb=1, cost=0.4, name=f"epoch{i}")
         a.action(preds, gpus=1.0)
-        batch = a.rdd([shuffle(a.rdd(cost=0.1))], mb=8, cost=0.8, name=f"batch{i}")
+        batch = a.source(f"batch{i}", mb=8, cost=0.8)
         a.action(a.rdd([o2o(batch), o2o(preds)], cost=0.05, name=f"eval{i}"))
         a.action(a.rdd([o2o(batch), o2o(lookup)], cost=0.05, name=f"report{i}"))
         if old is not None:

@@ -41,6 +41,50 @@ BASE_CONF = {
 }
 
 
+def session_builder(app_name: str, conf: dict[str, str], master: str = "local[2]"):
+    """A SparkSession builder with every key of `conf` set."""
+    from pyspark.sql import SparkSession
+
+    b = SparkSession.builder.master(master).appName(app_name)
+    for k, v in conf.items():
+        b = b.config(k, v)
+    return b
+
+
+def policy_session(app_name: str, conf: dict[str, str], policy: str | None):
+    """A local session under spark-lrc's `policy`, or with spark-lrc off for None (switched off
+    explicitly: confs of earlier sessions leak through JVM system properties)."""
+    import spark_plugin
+
+    b = session_builder(app_name, conf)
+    if policy is not None:
+        b = spark_plugin.configure(b, policy=policy)
+    else:
+        b = b.config("spark.plugins", "").config("spark.lrc.brain", "false")
+    return b.getOrCreate()
+
+
+def feed_planner(p, dag, e, executor: str | None = None) -> None:
+    """One trace event into a `lrc.planner.Planner`, as the brain applies it live; the blocks a
+    task created are cached on `executor` (default: the task's own)."""
+    if e.kind == "job_start":
+        job = dag.jobs[e.job_id]
+        p.add_job(job, [dag.stages[s] for s in job.stage_ids],
+                  dag.lineage_rdds(dag.stages[s].rdd_id for s in job.stage_ids))
+    elif e.kind == "stage_submitted":
+        p.stage_submitted(e.stage_id)
+    elif e.kind == "stage_completed":
+        p.stage_completed(e.stage_id)
+    elif e.kind == "job_end":
+        p.job_ended(e.job_id)
+    elif e.kind == "unpersist":
+        p.rdd_unpersisted(e.rdd_id)
+    else:
+        p.task_finished(e.stage_id, e.partition)
+        for b in e.creates:
+            p.block_cached(b, executor or e.executor, 1)
+
+
 def spark_block_holders(sc, rdd_id: int) -> dict[int, set[str]]:
     """Partition -> executors holding its block, per Spark's own status store (fed by Spark's
     AppStatusListener, independent of the shim's events)."""

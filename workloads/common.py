@@ -175,6 +175,16 @@ def combine_checksums(*parts: str) -> str:
     return local_checksum(parts)
 
 
+def check_against(name: str, checksum: str, reference: Iterable[Any], what: str,
+                  result: dict) -> None:
+    """The self-check of a workload whose driver-side reference yields the same records: marks
+    `result` verified, or raises AssertionError."""
+    want = local_checksum(reference)
+    if want != checksum:
+        raise AssertionError(f"{name}: checksum {checksum} != {what} {want}")
+    result["verified"] = True
+
+
 # --------------------------------------------------------------------------- storage levels
 
 def storage_level(name: str | None, default: str = "MEMORY_ONLY"):

@@ -79,6 +79,19 @@ def check_top_level(out: dict) -> dict:
     return out
 
 
+def run_method(spark, method: str, *, scale: float, seed: int, storage_level: str | None,
+               partitions: int | None, iterations: int,
+               verify: bool | None) -> tuple[dict, bool]:
+    """GraphxWorkloads.<method> called as every GraphX workload calls it: its checked output, and
+    whether the self-check data was asked for (default: at small scales)."""
+    level = level_name(storage_level)
+    parts = partitions or max(2, round(4 * scale))
+    if verify is None:
+        verify = scale <= 0.25
+    return check_top_level(call(spark, method, float(scale), int(seed), int(iterations),
+                                int(parts), level, bool(verify))), verify
+
+
 def main(name: str, run: Callable[..., dict], argv: list[str] | None = None) -> dict:
     """`python -m workloads.<name>` (common.main, with the workloads jar on the driver's class path
     when this process starts the JVM)."""

@@ -54,12 +54,9 @@ def run(spark, *, scale: float = 1, seed: int = 42, storage_level: str | None = 
         verify: bool | None = None) -> dict:
     """GraphX ConnectedComponents on a 250k*scale-vertex sparse log-normal power-law graph
     (`max_iterations` <= 0: until convergence)."""
-    level = graphx.level_name(storage_level)
-    parts = partitions or max(2, round(4 * scale))
-    if verify is None:
-        verify = scale <= 0.25
-    out = graphx.check_top_level(graphx.call(spark, "connectedComponents", float(scale), int(seed),
-                                             int(max_iterations), int(parts), level, bool(verify)))
+    out, verify = graphx.run_method(spark, "connectedComponents", scale=scale, seed=seed,
+                                    storage_level=storage_level, partitions=partitions,
+                                    iterations=max_iterations, verify=verify)
     res = out["result"]
     if not 0 < res["largest"] <= res["vertices"] or res["components"] > res["vertices"]:
         raise AssertionError(f"graphx_cc: inconsistent component sizes {res}")

@@ -52,12 +52,9 @@ def reference(edges: np.ndarray, iterations: int, reset: float = 0.15) -> dict[i
 def run(spark, *, scale: float = 1, seed: int = 42, storage_level: str | None = None,
         partitions: int | None = None, iterations: int = 10, verify: bool | None = None) -> dict:
     """GraphX PageRank, `iterations` rounds, on an 80k*scale-vertex log-normal power-law graph."""
-    level = graphx.level_name(storage_level)
-    parts = partitions or max(2, round(4 * scale))
-    if verify is None:
-        verify = scale <= 0.25
-    out = graphx.check_top_level(graphx.call(spark, "pagerank", float(scale), int(seed),
-                                             int(iterations), int(parts), level, bool(verify)))
+    out, verify = graphx.run_method(spark, "pagerank", scale=scale, seed=seed,
+                                    storage_level=storage_level, partitions=partitions,
+                                    iterations=iterations, verify=verify)
     res = out["result"]
     if abs(res["rank_sum"] - res["vertices"]) > 1e-6 * res["vertices"]:
         raise AssertionError(f"graphx_pagerank: ranks sum to {res['rank_sum']}, "

@@ -41,15 +41,12 @@ def run(spark, *, scale: float = 1, seed: int = 42, storage_level: str | None = 
         partitions: int | None = None, iterations: int = 5, verify: bool | None = None) -> dict:
     """GraphX SVD++ on 30k*scale users rating 1.5k*scale items (log-normal activity, power-law
     item popularity)."""
-    level = graphx.level_name(storage_level)
-    if level != "MEMORY_ONLY":
+    if graphx.level_name(storage_level) != "MEMORY_ONLY":
         raise ValueError(f"graphx_svdpp: SVDPlusPlus caches its graphs at MEMORY_ONLY; "
                          f"storage level {storage_level} is not supported")
-    parts = partitions or max(2, round(4 * scale))
-    if verify is None:
-        verify = scale <= 0.25
-    out = graphx.check_top_level(graphx.call(spark, "svdpp", float(scale), int(seed),
-                                             int(iterations), int(parts), level, bool(verify)))
+    out, verify = graphx.run_method(spark, "svdpp", scale=scale, seed=seed,
+                                    storage_level=storage_level, partitions=partitions,
+                                    iterations=iterations, verify=verify)
     res = out["result"]
     if not (math.isfinite(res["rmse"]) and 0 <= res["rmse"] < res["rating_std"]):
         raise AssertionError(f"graphx_svdpp: training RMSE {res['rmse']} is not below the "

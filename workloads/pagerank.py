@@ -91,11 +91,8 @@ def run(spark, *, scale: int = 1, seed: int = 42, storage_level: str | None = No
     if verify is None:
         verify = scale == 1
     if verify:
-        ref = reference(n, m, seed, iterations)
-        want = common.local_checksum(ref.items())
-        if want != checksum:
-            raise AssertionError(f"pagerank: checksum {checksum} != driver reference {want}")
-        result["verified"] = True
+        common.check_against("pagerank", checksum, reference(n, m, seed, iterations).items(),
+                             "driver reference", result)
     return {"checksum": checksum, "result": result}
 
 

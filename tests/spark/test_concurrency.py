@@ -48,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from conftest import feed_planner
 from lrc.planner import Planner
 from lrc.trace import load_trace
 from spark_plugin.doctor import start_session
@@ -280,22 +281,7 @@ def replay_predicting(trace) -> tuple[list, int]:
     and the planner's decrements below zero."""
     p, dag, snapshots = Planner("lrc", predict=True), trace.dag, []
     for e in trace.events:
-        if e.kind == "job_start":
-            job = dag.jobs[e.job_id]
-            p.add_job(job, [dag.stages[s] for s in job.stage_ids],
-                      dag.lineage_rdds(dag.stages[s].rdd_id for s in job.stage_ids))
-        elif e.kind == "stage_submitted":
-            p.stage_submitted(e.stage_id)
-        elif e.kind == "stage_completed":
-            p.stage_completed(e.stage_id)
-        elif e.kind == "job_end":
-            p.job_ended(e.job_id)
-        elif e.kind == "unpersist":
-            p.rdd_unpersisted(e.rdd_id)
-        else:
-            p.task_finished(e.stage_id, e.partition)
-            for b in e.creates:
-                p.block_cached(b, e.executor, 1)
+        feed_planner(p, dag, e)
         snapshots.append((len(snapshots) + 1, {k: c for k, c in p.refs.count.items() if c},
                           {s: dict(parts) for s, parts in p.refs.pending.items()}))
     return snapshots, p.refs.negative_decrements

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import spark_plugin
 import workloads
-from conftest import BASE_CONF
+from conftest import BASE_CONF, policy_session
 from jvm_shim import jar_path
 from jvm_shim.testing import restart_jvm_if_needed, stop_jvm
 from workloads import graphx
@@ -40,18 +39,9 @@ def _fresh_jvm_afterwards():
 
 
 def _session(policy: str | None):
-    from pyspark.sql import SparkSession
-
     restart_jvm_if_needed(("org.sparklrc.LrcBridge", "org.sparklrc.workloads.GraphxWorkloads"))
     conf = graphx.with_jars({**BASE_CONF, **TIGHT}, [str(jar_path()), *graphx.extra_jars()])
-    b = SparkSession.builder.master("local[2]").appName(f"graphx-{policy or 'off'}")
-    for k, v in conf.items():
-        b = b.config(k, v)
-    if policy is not None:
-        b = spark_plugin.configure(b, policy=policy)
-    else:  # confs of earlier sessions leak through JVM system properties: switch off explicitly
-        b = b.config("spark.plugins", "").config("spark.lrc.brain", "false")
-    spark = b.getOrCreate()
+    spark = policy_session(f"graphx-{policy or 'off'}", conf, policy)
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

@@ -4,10 +4,8 @@ workloads at scale 1 fit, see UNDER)."""
 from __future__ import annotations
 
 import pytest
-from pyspark.sql import SparkSession
 
-import spark_plugin
-from conftest import BASE_CONF
+from conftest import BASE_CONF, policy_session
 from jvm_shim.testing import restart_jvm_if_needed
 from spark_plugin.config import LIVE_POLICIES
 from spark_plugin.session import active_brain
@@ -37,14 +35,7 @@ UNDER = {"lru": ["cc", "svdpp", "zip"], "lrc": ["ml", "pagerank", "sql"],
 
 def run_all(policy: str | None, names: list[str] = sorted(SHORT)) -> tuple[dict[str, str], dict | None]:
     restart_jvm_if_needed()
-    b = SparkSession.builder.master("local[2]").appName(f"results-{policy}")
-    for k, v in {**BASE_CONF, **TIGHT}.items():
-        b = b.config(k, v)
-    if policy is not None:
-        b = spark_plugin.configure(b, policy=policy)
-    else:  # confs of earlier sessions leak through JVM system properties: switch off explicitly
-        b = b.config("spark.plugins", "").config("spark.lrc.brain", "false")
-    spark = b.getOrCreate()
+    spark = policy_session(f"results-{policy}", {**BASE_CONF, **TIGHT}, policy)
     try:
         # graphx_*: test_graphx_workloads.py
         sums = {name: WORKLOADS[name].run(spark, scale=1, seed=7, **SHORT[name])["checksum"]

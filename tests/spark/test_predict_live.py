@@ -11,8 +11,7 @@ from operator import add
 import pytest
 from pyspark.sql import SparkSession
 
-import spark_plugin
-from conftest import BASE_CONF
+from conftest import BASE_CONF, policy_session
 from jvm_shim.testing import restart_jvm_if_needed
 from spark_plugin import session
 
@@ -22,10 +21,7 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def spark():
     restart_jvm_if_needed()
-    b = SparkSession.builder.master("local[2]").appName("spark-lrc-predict")
-    for k, v in BASE_CONF.items():
-        b = b.config(k, v)
-    s = spark_plugin.configure(b, policy="crd").getOrCreate()
+    s = policy_session("spark-lrc-predict", BASE_CONF, "crd")
     yield s
     s.stop()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import threading
 import time
 from operator import add
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from conftest import BASE_CONF
 from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order, evicted_blocks,
-                              expected_digests, job_done, pressure_scenario, session,
+                              expected_digests, job_done, pressure_scenario, running, session,
                               until_job_end)
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
@@ -154,10 +153,8 @@ def test_table_published_mid_stage_is_in_force_on_both_executors_within_10_ms(cl
     ev = Events(cluster)
     ev.clear()
     slow = sc.parallelize(range(4), 4).map(lambda i: (time.sleep(2.0), i)[1])
-    t = threading.Thread(target=slow.count)
-    t.start()
     published = []
-    try:
+    with running(slow.count):
         ev.wait_for(lambda es: any(e["e"] == "stage_submitted" for e in es))
         time.sleep(0.3)  # tasks are running on both executors
         for i in range(20):
@@ -165,8 +162,6 @@ def test_table_published_mid_stage_is_in_force_on_both_executors_within_10_ms(cl
             b.publish(version, f"{900000 + i}=1,2,3", "")
             published.append(version)
             time.sleep(0.03)
-    finally:
-        t.join()
     evs = ev.wait_for(lambda es: {e["executor"] for e in es if e["e"] == "table_applied"
                                   and e["version"] == published[-1]} == EXECUTORS)
     for ex in EXECUTORS:

@@ -14,7 +14,7 @@ import pytest
 from conftest import BASE_CONF
 from jvm_shim.testing import (PRESSURE_CONF, Events, FakeBrain, bridge, cached_order, digests,
                               evicted_blocks, expected_digests, job_done, pressure_scenario,
-                              seeded_blocks, session, until_job_end)
+                              running, seeded_blocks, session, until_job_end)
 from spark_plugin import wire
 from spark_plugin.bridge import PIECE, JvmBridge
 from spark_plugin.config import KEYS
@@ -287,14 +287,10 @@ def test_describe_stages_walks_live_lineage(spark):
     ev.clear()
     slow = sc.parallelize(range(8), 2).map(lambda i: (time.sleep(0.5), i)[1])
     r = slow.union(sc.parallelize(range(3), 1)).coalesce(2)
-    t = threading.Thread(target=r.count)
-    t.start()
-    try:
+    with running(r.count):
         evs = ev.wait_for(lambda es: any(e["e"] == "job_start" for e in es))
         stage_ids = [s["stage"] for s in [e for e in evs if e["e"] == "job_start"][0]["stages"]]
         text = bridge(spark).describeStages(",".join(map(str, stage_ids)))
-    finally:
-        t.join()
     assert text, "stages of a running job must be describable"
     doc = json.loads(text)
     assert [s["stage"] for s in doc["stages"]] == stage_ids
@@ -482,14 +478,10 @@ def test_push_brings_a_mid_stage_table_to_running_executor(spark):
     ev = Events(spark)
     ev.clear()
     slow = sc.parallelize(range(5), 5).map(lambda i: (time.sleep(0.6), i)[1])
-    t = threading.Thread(target=slow.count)
-    t.start()
-    try:
+    with running(slow.count):
         ev.wait_for(lambda es: any(e["e"] == "task_end" for e in es))
         version = int(b.tableVersion()) + 1
         b.publish(version, "999999=1,2,3", "")
-    finally:
-        t.join()
     ev.wait_for(job_done(1))
     evs = ev.wait_for(lambda es: sum(1 for e in es if e["e"] == "task_cache") >= 5)
     versions = [e["table_version"] for e in sorted(ev.of("task_cache"), key=lambda e: e["task"])]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import workloads
-from conftest import BASE_CONF
+from conftest import BASE_CONF, session_builder
 from jvm_shim.testing import stop_jvm
 
 pytestmark = pytest.mark.spark
@@ -32,16 +32,11 @@ OTHER_LEVEL = {"sql": "MEMORY_ONLY", "mllib": "MEMORY_ONLY", "tpch": "MEMORY_ONL
 
 @pytest.fixture(scope="module")
 def spark():
-    from pyspark.sql import SparkSession
-
     # A JVM keeps the confs it was launched with as system properties, and earlier modules launch
     # theirs with a few MiB of memory (jvm_shim.testing.PRESSURE_CONF): the workloads need Spark's
     # default memory, so they get a JVM of their own.
     stop_jvm()
-    builder = SparkSession.builder.master("local[2]").appName("test-workloads")
-    for k, v in BASE_CONF.items():
-        builder = builder.config(k, v)
-    s = builder.getOrCreate()
+    s = session_builder("test-workloads", BASE_CONF).getOrCreate()
     yield s
     s.stop()
 

@@ -3,6 +3,7 @@ the events, block sizes, compressed and rolling logs, bad input (only ValueError
 warning, never another exception), and `python -m lrc whatif`."""
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import struct
@@ -333,23 +334,30 @@ def _paths(obj, prefix=()):
             yield from _paths(v, prefix + (i,))
 
 
+def mutate_one(doc, data, values, grow_lists: bool = False) -> None:
+    """Set a drawn place in a JSON document to a value drawn from `values`, or delete it (a dict
+    key) or, with `grow_lists`, append a copy of it (a list item). Shared with test_loader_fuzz."""
+    paths = list(_paths(doc))
+    if not paths:
+        return
+    path = data.draw(st.sampled_from(paths))
+    target = doc
+    for k in path[:-1]:
+        target = target[k]
+    if data.draw(st.booleans()):
+        target[path[-1]] = data.draw(values)
+    elif isinstance(target, dict):
+        del target[path[-1]]
+    elif grow_lists:
+        target.append(copy.deepcopy(target[path[-1]]))
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_fuzz_the_parser_raises_only_value_error(tmp_path_factory, data):
     ev = app_log(nbytes=data.draw(st.integers(0, 10)))
     for _ in range(data.draw(st.integers(0, 4))):
-        i = data.draw(st.integers(0, len(ev) - 1))
-        paths = list(_paths(ev[i]))
-        if not paths:
-            continue
-        path = data.draw(st.sampled_from(paths))
-        target = ev[i]
-        for k in path[:-1]:
-            target = target[k]
-        if data.draw(st.booleans()):
-            target[path[-1]] = data.draw(_VALUES)
-        elif isinstance(target, dict):
-            del target[path[-1]]
+        mutate_one(ev[data.draw(st.integers(0, len(ev) - 1))], data, _VALUES)
     text = "".join(json.dumps(e) + "\n" for e in ev)
     cut = data.draw(st.integers(0, len(text)))
     text = text[:cut] + data.draw(st.sampled_from(["", "\n", "{", "]]", "\x00\xff", '{"Event": 5}']))

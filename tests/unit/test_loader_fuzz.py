@@ -11,7 +11,6 @@ numbers). The cases hypothesis found are kept as @example / regression tests.
 """
 from __future__ import annotations
 
-import copy
 import json
 import signal
 from contextlib import contextmanager
@@ -27,7 +26,8 @@ from lrc.dag import RDD, AppDAG, Dependency, Job, Stage
 from lrc.eventlog import read_eventlog
 from lrc.planner import Planner
 from lrc.trace import Event, Trace, load_trace, save_trace
-from test_eventlog import NONE, _lz4_block, _snappy_stream, app_log, job_start, rdd, stage, write
+from test_eventlog import (NONE, _lz4_block, _snappy_stream, app_log, job_start, mutate_one, rdd,
+                           stage, write)
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -154,32 +154,6 @@ _HOSTILE = st.one_of(
     st.just("explicit"), st.just("range"), st.just("shuffle"))
 
 
-def _paths(obj, prefix=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield prefix + (k,)
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield prefix + (i,)
-            yield from _paths(v, prefix + (i,))
-
-
-def _mutate(doc, data, n_max=4):
-    for _ in range(data.draw(st.integers(1, n_max))):
-        paths = list(_paths(doc))
-        path = data.draw(st.sampled_from(paths))
-        target = doc
-        for k in path[:-1]:
-            target = target[k]
-        if data.draw(st.booleans()):
-            target[path[-1]] = data.draw(_HOSTILE)
-        elif isinstance(target, dict):
-            del target[path[-1]]
-        else:
-            target.append(copy.deepcopy(target[path[-1]]))
-
-
 def _json_doc() -> dict:
     t = small_trace()
     return {"format": 1, "name": "x", "dag": t.dag.to_dict(), "events": [e.to_dict() for e in t.events]}
@@ -189,7 +163,8 @@ def _json_doc() -> dict:
 @given(data=st.data())
 def test_json_traces_with_hostile_fields(tmp_path_factory, data):
     doc = _json_doc()
-    _mutate(doc, data)
+    for _ in range(data.draw(st.integers(1, 4))):
+        mutate_one(doc, data, _HOSTILE, grow_lists=True)
     path = tmp_path_factory.mktemp("json") / "t.json"
     path.write_text(json.dumps(doc))
     load_or_value_error(path)

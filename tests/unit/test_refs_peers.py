@@ -1,5 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
+from conftest import feed_planner
 from lrc.dag import RDD, Dependency, Job, Stage
 from lrc.peers import PeerGroups
 from lrc.planner import Planner
@@ -39,19 +40,7 @@ def replay_checking_counts(trace, profile):
         if e.kind == "job_start":
             started.add(e.job_id)
             current = e.job_id
-            job = dag.jobs[e.job_id]
-            p.add_job(job, [dag.stages[s] for s in job.stage_ids], dag.lineage_rdds(
-                dag.stages[s].rdd_id for s in job.stage_ids))
-        elif e.kind == "stage_submitted":
-            p.stage_submitted(e.stage_id)
-        elif e.kind == "stage_completed":
-            p.stage_completed(e.stage_id)
-        elif e.kind == "job_end":
-            p.job_ended(e.job_id)
-        elif e.kind == "task":
-            p.task_finished(e.stage_id, e.partition)
-            for b in e.creates:
-                p.block_cached(b, "0", 1)
+        feed_planner(p, dag, e, executor="0")
         want = brute_counts(trace.events[i + 1:], None if profile else started, current)
         got = {b: n for b, n in p.refs.count.items() if n}
         assert got == want, f"after event {i} ({e})"
