@@ -62,10 +62,11 @@ class EvictionIndex:
             need = self.used + ask - self.capacity
             if need > 0:
                 limit = prio if self.admit else None
+                # the RDD's own blocks are never evicted for it: past them it cannot fit
                 taken = self._evict(need, rdd, pinned, False, limit) \
-                    if self._fits(ask, rdd) else None
-                if taken is None:
-                    return self._earlier_steps(b, rdd, pinned, limit)
+                    if ask <= self.capacity - rdd_used.get(rdd, 0) else None
+                if taken is None:  # earlier steps of a reservation may have evicted
+                    return self._earlier_steps(b, rdd, pinned, limit) if self.steps else []
             self.live += 1
             self.used += size
             rdd_used[rdd] = rdd_used.get(rdd, 0) + size
@@ -84,21 +85,15 @@ class EvictionIndex:
             heappush(self.top, e)
         return taken
 
-    def _fits(self, ask: int, rdd: int) -> bool:
-        """Whether ``ask`` bytes can be free at all: the RDD's own blocks are never evicted for
-        it."""
-        return ask <= self.capacity - self.rdd_used.get(rdd, 0)
-
     def _earlier_steps(self, b: int, rdd: int, pinned, limit=None) -> list[int]:
         """A store of ``b`` that failed: what the steps of its reservation before the first one
         that could not be met evicted (the same victims as evicting for the last step that could,
         at once); nothing when it has one step: that eviction has just failed."""
-        steps = self.steps[b] if self.steps is not None else ()
-        for step in reversed(steps[:-1]):
+        for step in reversed(self.steps[b][:-1]):
             need = self.used + step - self.capacity
             if need <= 0:
                 return []
-            if self._fits(step, rdd):
+            if step <= self.capacity - self.rdd_used.get(rdd, 0):
                 taken = self._evict(need, rdd, pinned, False, limit)
                 if taken is not None:
                     return taken

@@ -226,7 +226,11 @@ class _Replay:
                     if b < nb:  # ids past the trace's blocks (planned, never run): never cached
                         e = where[b]
                         if e >= 0:
-                            caches[e].set_priority(b, prio(b))
+                            cache = caches[e]
+                            p, st, _ = cache.entry[b]
+                            q = prio(b)
+                            if q != p:  # (EvictionIndex.set_priority, without its call)
+                                cache.insert(b, q, st)
                 changed.clear()
 
         def dropped(victims) -> None:
@@ -274,7 +278,8 @@ class _Replay:
             if victims:
                 dropped(victims)
                 evictions += len(victims)
-            if b not in cache:  # did not fit (what its reservation's first step evicted stays out)
+            if cache.entry[b] is None:  # did not fit (what its reservation's first steps evicted
+                # stays out)
                 uncached(victims)
                 return cost
             where[b] = ex
@@ -362,7 +367,7 @@ class _Replay:
                         stamp += 1
                         st = stamp
                     caches[e].touch(b, prio(b), st)
-            if planner is not None:
+            if planner is not None and refs.changed:
                 reorder()
             if reads:
                 nreads += len(reads)
