@@ -31,7 +31,7 @@ from pathlib import Path
 
 from workloads.bench import machine
 from workloads.bench.child import run_child
-from workloads.bench.cli import parse_conf, parse_list
+from workloads.bench.cli import parse_conf, parse_kwargs, parse_list
 from workloads.bench.goals import OVERHEAD
 from workloads.cluster import MiniCluster, spark_env
 
@@ -210,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", action="append", default=[],
                     help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
                          "for memory pressure (repeatable)")
+    ap.add_argument("--kw", action="append", default=[],
+                    help="workload arguments, as the benchmark's: cc.prep=50 (repeatable)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--worker-memory", default="2g")
     ap.add_argument("--out", default="results/overhead")
@@ -218,14 +220,18 @@ def main(argv: list[str] | None = None) -> int:
     for v in variants:
         variant_conf(v)
     conf = parse_conf(args.conf)
+    kwargs = parse_kwargs(args.kw)
+    if set(kwargs) - {args.workload}:
+        raise SystemExit(f"--kw names {', '.join(sorted(set(kwargs) - {args.workload}))}, "
+                         f"not the --workload {args.workload!r}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0, host = time.time(), machine.measure()
-    res = measure(args.workload, args.scale, args.repeat, out, args.workers, args.worker_memory, {},
-                  variants, conf)
+    res = measure(args.workload, args.scale, args.repeat, out, args.workers, args.worker_memory,
+                  kwargs.get(args.workload, {}), variants, conf)
     host["load_avg_end"] = machine.load_average()
     res.update(workload=args.workload, scale=args.scale, workers=args.workers, wall_s=time.time() - t0,
-               machine=host, conf=conf)
+               machine=host, conf=conf, kwargs=kwargs.get(args.workload, {}))
     command = "python -m workloads.overhead " + " ".join(sys.argv[1:] if argv is None else argv)
     res["command"] = command
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str))

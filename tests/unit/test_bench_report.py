@@ -248,6 +248,10 @@ def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
         overhead.variant_conf("lru+gpu")
     with pytest.raises(SystemExit, match="KEY=VALUE"):
         overhead.main(["--conf", "spark.memory.fraction"])
+    with pytest.raises(SystemExit, match="W.arg=value"):
+        overhead.main(["--workload", "cc", "--kw", "cc.prep"])
+    with pytest.raises(SystemExit, match="names zip, not the --workload 'cc'"):
+        overhead.main(["--workload", "cc", "--kw", "zip.rounds=4"])
     md = overhead.report({**res, "workload": "mllib", "scale": 8, "workers": 2,
                           "conf": {"spark.memory.fraction": "0.02"}}, "cmd")
     assert "(lru, lru+sidecar; `spark.memory.fraction=0.02`)" in md
