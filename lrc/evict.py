@@ -200,9 +200,12 @@ class EvictionIndex:
         return gone
 
     def tidy(self) -> None:
-        """Drop dead entries once they outnumber the live ones 4 to 1 (call now and then: every
-        change leaves one behind)."""
-        if len(self.top) + sum(map(len, self.heaps.values())) <= 4 * self.live + 1024:
+        """Drop dead entries once they outnumber half the live ones (plus 64). Call it now and
+        then: every change leaves one behind, and every heap operation pays for them in
+        comparisons (mrd's replay, callgrind: 8% fewer instructions than with a 4-to-1 rule
+        checked every 4,096 tasks; the replay checks every 256). A compaction costs O(entries)
+        and removes at least a third of them."""
+        if len(self.top) + sum(map(len, self.heaps.values())) <= self.live * 3 // 2 + 64:
             return
         entry, top = self.entry, []
         for q, h in list(self.heaps.items()):

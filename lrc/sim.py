@@ -381,7 +381,7 @@ class _Replay:
                     busy = stage_load[stage] = [0.0] * n
             busy[ex] += cost
             tasks += 1
-            if not tasks & 4095:
+            if not tasks & 255:
                 for c in caches:
                     c.tidy()
         res.reads, res.hits, res.tasks_with_reads, res.tasks_all_hit = nreads, nhits, twr, tah
