@@ -226,11 +226,7 @@ class _Replay:
                     if b < nb:  # ids past the trace's blocks (planned, never run): never cached
                         e = where[b]
                         if e >= 0:
-                            cache = caches[e]
-                            p, st, _ = cache.entry[b]
-                            q = prio(b)
-                            if q != p:  # (EvictionIndex.set_priority, without its call)
-                                cache.insert(b, q, st)
+                            caches[e].set_priority(b, prio(b))
                 changed.clear()
 
         def dropped(victims) -> None:

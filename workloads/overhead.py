@@ -224,14 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     if set(kwargs) - {args.workload}:
         raise SystemExit(f"--kw names {', '.join(sorted(set(kwargs) - {args.workload}))}, "
                          f"not the --workload {args.workload!r}")
+    kwargs = kwargs.get(args.workload, {})
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0, host = time.time(), machine.measure()
     res = measure(args.workload, args.scale, args.repeat, out, args.workers, args.worker_memory,
-                  kwargs.get(args.workload, {}), variants, conf)
+                  kwargs, variants, conf)
     host["load_avg_end"] = machine.load_average()
     res.update(workload=args.workload, scale=args.scale, workers=args.workers, wall_s=time.time() - t0,
-               machine=host, conf=conf, kwargs=kwargs.get(args.workload, {}))
+               machine=host, conf=conf, kwargs=kwargs)
     command = "python -m workloads.overhead " + " ".join(sys.argv[1:] if argv is None else argv)
     res["command"] = command
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str))
