@@ -33,26 +33,10 @@ from workloads.bench import machine
 from workloads.bench.child import run_child
 from workloads.bench.cli import parse_conf, parse_kwargs, parse_list
 from workloads.bench.goals import OVERHEAD
+from workloads.bench.variants import variant_conf
 from workloads.cluster import MiniCluster, spark_env
 
 OFF, OFF_B = "off", "off-b"
-
-
-# what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
-SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
-            "trace": {},  # +trace: the spec names a trace path (measure)
-            "admit": {"spark.lrc.admit": "true"}}
-
-
-def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
-    """`lru+sidecar` -> ("lru", {"spark.lrc.sidecar": "true"}); a bare policy runs the brain
-    where a PySpark driver runs it by default (in-process); `+shim` loads the shim without one."""
-    policy, _, suffix = variant.partition("+")
-    if suffix not in SUFFIXES:
-        raise SystemExit(f"workloads.overhead: unknown variant {variant!r} "
-                         f"(POLICY, POLICY+sidecar, POLICY+shim, POLICY+trace or "
-                         f"POLICY+admit)")
-    return policy, dict(SUFFIXES[suffix])
 
 
 def measure(workload: str, scale: int, repeat: int, out: Path, workers: int, worker_memory: str,

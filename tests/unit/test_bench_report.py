@@ -202,7 +202,13 @@ def test_bench_is_whole_after_construction(tmp_path):
     assert r["command"] == "python -m workloads.bench --workloads zip" and r["cluster"] == t.info
     assert r["settings"]["cache_fractions"] == [0.5] and r["settings"]["scales"] == {"zip": 1}
     assert r["machine"]["cpus"] == os.cpu_count() and r["machine"]["memory_bytes"] > 0
-    for bad in ({"policies": ["fifo"]}, {"fractions": [0.0]}, {"repeat": 0},
+    admit = b.spec("zip", "crd", 0.25, "tag", extra={"spark.lrc.admit": "true"})
+    assert admit["conf"] == {"spark.k": "v", "spark.lrc.admit": "true",
+                             "spark.memory.fraction": "0.25"}
+    Settings(out=tmp_path, workloads=["zip"], policies=["lru", "crd+admit", "plain"],
+             fractions=[0.5])
+    for bad in ({"policies": ["fifo"]}, {"policies": ["crd+shim"]}, {"policies": ["fifo+admit"]},
+                {"fractions": [0.0]}, {"repeat": 0},
                 {"scales": {"cc": 2}}, {"refs": "later"}):
         with pytest.raises(SystemExit):
             Settings(**{"out": tmp_path, "workloads": ["zip"], "policies": ["lru"],
@@ -541,10 +547,25 @@ def test_resim_replays_the_recorded_traces_again(res, tmp_path):
         resim(tmp_path, "pagerank")
 
 
-def test_replays_follow_the_runs_admission_setting():
+def test_replays_follow_the_runs_admission_setting(tmp_path):
     """A run with spark.lrc.admit=true is replayed with the simulator's admission (and only
-    then): the live-vs-replay comparison must compare the same rule."""
-    from workloads.bench.replay import admit_of
+    then): the live-vs-replay comparison must compare the same rule. A `crd+admit` cell is crd
+    with admission in the simulator's rows too, beside crd without it."""
+    from lrc.sim import simulate
+    from lrc.synth import make
+    from lrc.trace import save_trace
+    from workloads.bench.replay import admit_of, calibration_rows, working_set_bytes
+
+    trace = str(tmp_path / "ml.parquet")
+    save_trace(make("ml", parts=4, iters=3), trace)
+    rows = {r["policy"]: r for r in calibration_rows("ml", trace, [0.5], ["crd", "crd+admit"],
+                                                     "online", 2, 1)}
+    ct = working_set_bytes(trace)[2]
+    for pol, admit in (("crd", False), ("crd+admit", True)):
+        want = simulate(ct, "crd", 0.5, executors=2, cores=1, refs="online", admit=admit)
+        assert rows[pol]["evictions"] == want.evictions, pol
+        assert rows[pol]["hit_ratio"] == want.hit_ratio, pol
+    assert rows["crd"]["hit_ratio"] != rows["crd+admit"]["hit_ratio"]  # the rule is in effect
 
     assert admit_of({"spark.lrc.admit": "true"}) and admit_of({"spark.lrc.admit": " TRUE "})
     assert not admit_of({"spark.lrc.admit": "false"}) and not admit_of({}) and not admit_of(None)

@@ -16,7 +16,9 @@ def parser() -> argparse.ArgumentParser:
                                  description="The benchmark runner: every workload under every "
                                              "policy at equal cache pressure.")
     ap.add_argument("--workloads", default="pagerank,cc,zip,sql")
-    ap.add_argument("--policies", default="lru,lrc,lerc")
+    ap.add_argument("--policies", default="lru,lrc,lerc",
+                    help="live policies, each optionally +admit (spark.lrc.admit on: crd+admit), "
+                         "and plain (Spark without spark-lrc)")
     ap.add_argument("--cache-fraction", default="0.3,0.5,0.7",
                     help="storage memory relative to the workload's cached working set")
     ap.add_argument("--repeat", type=int, default=3)

@@ -13,6 +13,7 @@ from workloads.bench.cli import parse_list
 from workloads.bench.report import render
 from workloads.bench.stats import PLAIN
 from workloads.bench.store import read_results, write_results
+from workloads.bench.variants import variant_conf
 
 
 def working_set_bytes(trace_path: str | Path) -> tuple[int, int, Any]:
@@ -46,8 +47,9 @@ def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[
                      refs: str, executors: int, cores: int, unroll: int | None = None,
                      admit: bool = False) -> list[dict]:
     """The `sim` rows of workload `w`: its calibration trace replayed at each fraction under
-    `min` (profile refs) and each policy (`refs`), with the bound; `unroll`: the runs'
-    spark.storage.unrollMemoryThreshold (`lrc.unroll`); `admit`: their spark.lrc.admit."""
+    `min` (profile refs) and each policy (`refs`; `crd+admit`: crd with admission), with the
+    bound; `unroll`: the runs' spark.storage.unrollMemoryThreshold (`lrc.unroll`); `admit`:
+    their spark.lrc.admit."""
     from lrc.sim import simulate
 
     _, _, ct = working_set_bytes(trace)
@@ -63,9 +65,11 @@ def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[
         for pol in ["min", *(p for p in policies if p != PLAIN)]:
             pol_refs = "profile" if pol == "min" else refs
             row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": pol_refs, **bound}
+            base, extra = variant_conf(pol)
             try:
-                d = simulate(ct, pol, f, executors=executors, cores=cores, refs=pol_refs,
-                             unroll_threshold=unroll, admit=admit).to_dict()
+                d = simulate(ct, base, f, executors=executors, cores=cores, refs=pol_refs,
+                             unroll_threshold=unroll,
+                             admit=admit or admit_of(extra)).to_dict()
                 rows.append({**row, "hit_ratio": d["hit_ratio"],
                              "effective_hit_ratio": d["effective_hit_ratio"],
                              "est_runtime": d["est_runtime"], "evictions": d["evictions"],
@@ -137,9 +141,10 @@ def resim(out_dir: str | Path, workloads: str) -> Path:
             admit_of(cluster.get("conf")))
         for r in res["runs"]:
             if r["workload"] == w and "replay_hit_ratio" in r:
-                r.update(own_run(r["trace"], r["policy"], r["storage_bytes_per_executor"], n,
+                base, extra = variant_conf(r["policy"])
+                r.update(own_run(r["trace"], base, r["storage_bytes_per_executor"], n,
                                  cores, refs, storage_fraction(cluster.get("conf")), unroll,
-                                 admit_of(cluster.get("conf"))))
+                                 admit_of({**(cluster.get("conf") or {}), **extra})))
     res["command"] = res.get("command", "?") + \
         f"\npython -m workloads.bench --resim {out_dir} {','.join(ws)}   # replays again"
     write_results(out_dir, res)

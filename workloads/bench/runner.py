@@ -38,6 +38,7 @@ from workloads.bench.settings import Settings
 from workloads.bench.stats import PLAIN, UNLIMITED, fkey
 from workloads.bench.store import write_results
 from workloads.bench.target import Target
+from workloads.bench.variants import variant_conf
 
 CALIB_FRACTION = 0.8  # spark.memory.fraction for the ample-memory calibration runs
 
@@ -99,9 +100,10 @@ class Bench:
 
     # ------------------------------------------------------------------ helpers
     def spec(self, workload: str, policy: str | None, mem_fraction: float, tag: str,
-             profile: str | None = None) -> dict:
+             profile: str | None = None, extra: dict[str, str] | None = None) -> dict:
+        """A child's spec; `extra`: the conf a policy's variant adds (`crd+admit`)."""
         s, t = self.settings, self.target
-        conf = {**t.conf, "spark.memory.fraction": f"{mem_fraction:.6g}"}
+        conf = {**t.conf, **(extra or {}), "spark.memory.fraction": f"{mem_fraction:.6g}"}
         spec = {"workload": workload, "scale": s.scales.get(workload, 1), "seed": s.seed,
                 "kwargs": s.kwargs.get(workload, {}), "verify": s.verify,
                 "master": t.master, "executors": t.executors, "conf": conf, "policy": policy}
@@ -159,8 +161,9 @@ class Bench:
         refs = self.settings.refs
         tag = f"{w}-f{fkey(f)}-{policy}-r{rep}"
         profile = cal["trace"] if refs == "profile" else None
-        plugin = None if policy == PLAIN else policy  # plain: Spark without spark-lrc
-        spec = self.spec(w, plugin, cal["memory_fraction"][fkey(f)], tag, profile)
+        # plain: Spark without spark-lrc; `crd+admit`: crd with the variant's conf
+        plugin, extra = (None, {}) if policy == PLAIN else variant_conf(policy)
+        spec = self.spec(w, plugin, cal["memory_fraction"][fkey(f)], tag, profile, extra)
         t0 = time.perf_counter()
         out = self.child(spec)
         stats = out.get("stats") or {}
@@ -194,9 +197,9 @@ class Bench:
         rec["status"] = "ok" if rec["checksum_ok"] else ("checksum mismatch" if rec["ok"] else "error")
         if rec["ok"] and self.settings.simulate and got and plugin:
             t = self.target
-            rec.update(own_run(rec["trace"], policy, got, t.executors, t.cores,
+            rec.update(own_run(rec["trace"], plugin, got, t.executors, t.cores,
                                self.settings.refs, storage_fraction(t.conf), threshold_of(t.conf),
-                               admit_of(t.conf)))
+                               admit_of(spec["conf"])))
         return rec
 
     def stages_file(self, tag: str, out: dict) -> str | None:

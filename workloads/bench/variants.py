@@ -1,0 +1,19 @@
+"""A run's variant: a policy, optionally with a suffix naming what else the run changes
+(`crd+admit`: spark.lrc.admit on). The benchmark and the overhead runner read it the same way, so a
+variant measured by one is the same runs' conf in the other."""
+from __future__ import annotations
+
+# what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
+SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
+            "trace": {},  # +trace: the spec names a trace path (the overhead runner)
+            "admit": {"spark.lrc.admit": "true"}}
+
+
+def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
+    """`lru+sidecar` -> ("lru", {"spark.lrc.sidecar": "true"}); a bare policy runs the brain
+    where a PySpark driver runs it by default (in-process); `+shim` loads the shim without one."""
+    policy, _, suffix = variant.partition("+")
+    if suffix not in SUFFIXES:
+        raise SystemExit(f"unknown variant {variant!r} (POLICY, POLICY+sidecar, POLICY+shim, "
+                         f"POLICY+trace or POLICY+admit)")
+    return policy, dict(SUFFIXES[suffix])
