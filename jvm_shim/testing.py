@@ -87,9 +87,10 @@ def session(master: str, conf: dict[str, str], plugin: bool = True, listener_onl
     # Confs given at JVM launch become system properties that later SparkConfs of the same JVM
     # inherit: set every key these tests vary explicitly.
     # Confs of earlier sessions leak through JVM system properties: set ours explicitly. No
-    # Python brain here: these tests read the shim's events themselves.
+    # Python brain here: these tests read the shim's events themselves, and publish the tables
+    # whose eviction order they check: no admission (on by default under crd) unless asked.
     full = {"spark.lrc.forceInstallFailure": "false", "spark.lrc.entriesField": "entries",
-            "spark.lrc.brain": "false"}
+            "spark.lrc.brain": "false", "spark.lrc.admit": "false"}
     full.update(conf)
     full["spark.jars"] = str(jar_path())
     full["spark.plugins"] = PLUGIN if plugin else ""

@@ -12,6 +12,19 @@ from typing import Any, Callable, Mapping
 
 PLUGIN_CLASS = "org.sparklrc.LrcPlugin"
 LIVE_POLICIES = ("lru", "lrc", "lerc", "mrd", "crd")  # `min` needs the future: simulator only
+# spark.lrc.admit=auto turns admission on for these (jvm_shim's Settings.admit() mirrors the rule):
+# crd is measured with it (results/latest); lrc, lerc and mrd stay as their papers define them
+ADMITS_BY_DEFAULT = ("crd",)
+
+
+def admits(policy: str, admit: str | None = None) -> bool:
+    """Whether executors refuse a store that would evict a block ranked above it: `admit` is
+    spark.lrc.admit (true, false or auto; None: its default); lru never needs to (every block
+    ranks the same)."""
+    if admit is None:
+        admit = BY_NAME["spark.lrc.admit"].default
+    admit = str(admit).strip().lower()
+    return policy != "lru" and (admit == "true" or (admit == "auto" and policy in ADMITS_BY_DEFAULT))
 
 
 class LrcConfigError(ValueError):
@@ -93,9 +106,10 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("spark.lrc.policy", "lrc", _choice(*LIVE_POLICIES),
-        "Eviction policy: lru (Spark's own order), lrc, lerc, mrd, crd (cost- and "
-        "distance-aware: what a miss costs per byte, over the stages until the next read)."),
+    Key("spark.lrc.policy", "crd", _choice(*LIVE_POLICIES),
+        "Eviction policy: crd (cost- and distance-aware: what a miss costs per byte, over the "
+        "stages until the next read; with admission), lru (Spark's own order), and lrc, lerc, "
+        "mrd as their papers define them."),
     Key("spark.lrc.brain", "true", _bool,
         "Attach the Python brain when a session set up by spark-lrc starts; false leaves the JVM "
         "shim alone (its events stay in the buffer for another consumer, eviction stays LRU)."),
@@ -115,10 +129,10 @@ KEYS: tuple[Key, ...] = (
         "Without a profile, predict the reads of the jobs an iterative application has not "
         "submitted yet from the jobs it repeats (RDD call sites and generations). auto: for "
         "the policies that rank by the distance to the next read (mrd, crd)."),
-    Key("spark.lrc.admit", "false", _bool,
+    Key("spark.lrc.admit", "auto", _choice("auto", "true", "false"),
         "A store never evicts a block the policy ranks above the block it stores: short of room "
-        "it fails, and Spark computes that block without caching it (or writes it to disk). Off "
-        "until measured live (results/admission/: the simulator's what-if)."),
+        "it fails, and Spark computes that block without caching it (or writes it to disk). "
+        "auto: on for crd (measured live with it, results/latest/), off for lrc, lerc and mrd."),
     Key("spark.lrc.gpu.costWeight", "8", _non_negative_number,
         "crd: a block next read by a stage whose resource profile gives each task G GPUs weighs "
         "1 + costWeight x G (a miss there leaves a GPU idle); 0: GPU stages weigh like the others."),

@@ -259,7 +259,7 @@ def test_the_thrift_server_gets_the_brain_and_writes_its_stats_when_stopped(tmp_
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)
         result = json.loads(stats.read_text())
-        assert result["policy"] == "lrc" and result["hits"] > 0 and result["degraded"] is None
+        assert result["policy"] == "crd" and result["hits"] > 0 and result["degraded"] is None
         assert set(sidecars()) <= before
     finally:
         if server.poll() is None:

@@ -559,7 +559,8 @@ def test_replays_follow_the_runs_admission_setting(tmp_path):
     trace = str(tmp_path / "ml.parquet")
     save_trace(make("ml", parts=4, iters=3), trace)
     rows = {r["policy"]: r for r in calibration_rows("ml", trace, [0.5], ["crd", "crd+admit"],
-                                                     "online", 2, 1)}
+                                                     "online", 2, 1,
+                                                     conf={"spark.lrc.admit": "false"})}
     ct = working_set_bytes(trace)[2]
     for pol, admit in (("crd", False), ("crd+admit", True)):
         want = simulate(ct, "crd", 0.5, executors=2, cores=1, refs="online", admit=admit)
@@ -567,5 +568,11 @@ def test_replays_follow_the_runs_admission_setting(tmp_path):
         assert rows[pol]["hit_ratio"] == want.hit_ratio, pol
     assert rows["crd"]["hit_ratio"] != rows["crd+admit"]["hit_ratio"]  # the rule is in effect
 
-    assert admit_of({"spark.lrc.admit": "true"}) and admit_of({"spark.lrc.admit": " TRUE "})
-    assert not admit_of({"spark.lrc.admit": "false"}) and not admit_of({}) and not admit_of(None)
+    assert admit_of({"spark.lrc.admit": "true"}, "lrc") and admit_of({"spark.lrc.admit": " TRUE "}, "mrd")
+    assert not admit_of({"spark.lrc.admit": "false"}, "lrc") and not admit_of({}, "lrc")
+    assert not admit_of({"spark.lrc.admit": "true"}, "lru")  # every block ranks the same
+    # auto, the default: crd admits, the papers' policies do not; results recorded before the
+    # default was auto replay with their own ("false")
+    assert admit_of(None, "crd") and admit_of({"spark.lrc.admit": "auto"}, "crd")
+    assert not admit_of(None, "crd", "false") and not admit_of({"spark.lrc.admit": "false"}, "crd")
+    assert admit_of({"spark.lrc.admit": "false"}, "lerc+admit")

@@ -98,7 +98,7 @@ def test_submitter_writes_results_to_a_bind_mount(compose):
     assert hits, f"--out {out} is not on a mounted volume"
     src = (DOCKER / hits[0][0]).resolve()
     assert src == ROOT / "results"
-    for flag, want in (("--workloads", "pagerank,cc,zip,sql"), ("--policies", "lru,lrc,lerc"),
+    for flag, want in (("--workloads", "pagerank,cc,zip,sql"), ("--policies", "lru,lrc,lerc,crd"),
                        ("--cache-fraction", "0.3,0.5,0.7"), ("--repeat", "3")):
         assert _opt(cmd, flag) == want
     import workloads

@@ -76,7 +76,21 @@ def test_unknown_keyword_is_an_error():
 
 
 def test_other_spark_keys_are_ignored():
-    assert LrcSettings.from_conf({"spark.executor.memory": "1g"}).policy == "lrc"
+    assert LrcSettings.from_conf({"spark.executor.memory": "1g"}).policy == "crd"
+
+
+def test_admission_is_on_for_crd_by_default_and_never_under_lru():
+    """spark.lrc.admit=auto (the default): crd, the policy measured with admission, admits by
+    rank; lrc, lerc and mrd stay as their papers define them; an explicit value wins; under lru
+    every block ranks the same, so nothing is ever refused."""
+    from spark_plugin.config import admits
+
+    assert LrcSettings.from_conf({}).admit == "auto"
+    assert admits("crd") and admits("crd", "AUTO ") and not admits("crd", "false")
+    assert [p for p in ("lrc", "lerc", "mrd", "lru") if admits(p)] == []
+    assert admits("lrc", "true") and not admits("lru", "true")
+    with pytest.raises(LrcConfigError, match="spark.lrc.admit"):
+        LrcSettings.from_conf({"spark.lrc.admit": "sometimes"})
 
 
 def test_submit_args_split_options_policy_app_and_app_args():

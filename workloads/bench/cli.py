@@ -16,7 +16,7 @@ def parser() -> argparse.ArgumentParser:
                                  description="The benchmark runner: every workload under every "
                                              "policy at equal cache pressure.")
     ap.add_argument("--workloads", default="pagerank,cc,zip,sql")
-    ap.add_argument("--policies", default="lru,lrc,lerc",
+    ap.add_argument("--policies", default="lru,lrc,lerc,crd",
                     help="live policies, each optionally +admit (spark.lrc.admit on: crd+admit), "
                          "and plain (Spark without spark-lrc)")
     ap.add_argument("--cache-fraction", default="0.3,0.5,0.7",

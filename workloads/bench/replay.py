@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lrc.unroll import threshold_of
+from spark_plugin.config import admits
 from workloads.bench.cli import parse_list
 from workloads.bench.report import render
 from workloads.bench.stats import PLAIN
@@ -45,11 +46,11 @@ def bound_hit_ratio(ct, cache_fraction: float, executors: int) -> float | None:
 
 def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[str],
                      refs: str, executors: int, cores: int, unroll: int | None = None,
-                     admit: bool = False) -> list[dict]:
+                     conf: dict | None = None, admit_default: str | None = None) -> list[dict]:
     """The `sim` rows of workload `w`: its calibration trace replayed at each fraction under
-    `min` (profile refs) and each policy (`refs`; `crd+admit`: crd with admission), with the
-    bound; `unroll`: the runs' spark.storage.unrollMemoryThreshold (`lrc.unroll`); `admit`:
-    their spark.lrc.admit."""
+    `min` (profile refs) and each policy (`refs`), with the bound; `unroll`: the runs'
+    spark.storage.unrollMemoryThreshold (`lrc.unroll`); each policy with admission where its runs
+    under `conf` have it (`admit_of`: `crd+admit`, crd by default)."""
     from lrc.sim import simulate
 
     _, _, ct = working_set_bytes(trace)
@@ -65,11 +66,10 @@ def calibration_rows(w: str, trace: str, fractions: list[float], policies: list[
         for pol in ["min", *(p for p in policies if p != PLAIN)]:
             pol_refs = "profile" if pol == "min" else refs
             row = {"workload": w, "cache_fraction": f, "policy": pol, "refs": pol_refs, **bound}
-            base, extra = variant_conf(pol)
             try:
-                d = simulate(ct, base, f, executors=executors, cores=cores, refs=pol_refs,
-                             unroll_threshold=unroll,
-                             admit=admit or admit_of(extra)).to_dict()
+                d = simulate(ct, variant_conf(pol)[0], f, executors=executors, cores=cores,
+                             refs=pol_refs, unroll_threshold=unroll,
+                             admit=admit_of(conf, pol, admit_default)).to_dict()
                 rows.append({**row, "hit_ratio": d["hit_ratio"],
                              "effective_hit_ratio": d["effective_hit_ratio"],
                              "est_runtime": d["est_runtime"], "evictions": d["evictions"],
@@ -110,9 +110,12 @@ def storage_fraction(conf: dict | None) -> float:
     return float((conf or {}).get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
 
 
-def admit_of(conf: dict | None) -> bool:
-    """Whether the runs had admission on (spark.lrc.admit; lrc.evict's `admit`)."""
-    return str((conf or {}).get("spark.lrc.admit", "false")).strip().lower() == "true"
+def admit_of(conf: dict | None, policy: str, default: str | None = None) -> bool:
+    """Whether runs of `policy` (`crd+admit`: its variant's conf added) under `conf` had
+    admission on (lrc.evict's `admit`): their spark.lrc.admit, else `default` (None: today's,
+    auto - results recorded before it was "false" say so in their settings)."""
+    base, extra = variant_conf(policy)
+    return admits(base, {**(conf or {}), **extra}.get("spark.lrc.admit", default))
 
 
 def resim(out_dir: str | Path, workloads: str) -> Path:
@@ -136,15 +139,16 @@ def resim(out_dir: str | Path, workloads: str) -> Path:
         fractions = sorted({r["cache_fraction"] for r in rows})
         policies = list(dict.fromkeys(r["policy"] for r in rows if r["policy"] != "min"))
         unroll = threshold_of(cluster.get("conf"))
+        default = res["settings"].get("admit_default", "false")  # before it was recorded: false
         res["sim"] = [r for r in res["sim"] if r["workload"] != w] + calibration_rows(
-            w, cal["trace"], fractions, policies, refs, n, cores, unroll,
-            admit_of(cluster.get("conf")))
+            w, cal["trace"], fractions, policies, refs, n, cores, unroll, cluster.get("conf"),
+            default)
         for r in res["runs"]:
             if r["workload"] == w and "replay_hit_ratio" in r:
-                base, extra = variant_conf(r["policy"])
-                r.update(own_run(r["trace"], base, r["storage_bytes_per_executor"], n,
-                                 cores, refs, storage_fraction(cluster.get("conf")), unroll,
-                                 admit_of({**(cluster.get("conf") or {}), **extra})))
+                r.update(own_run(r["trace"], variant_conf(r["policy"])[0],
+                                 r["storage_bytes_per_executor"], n, cores, refs,
+                                 storage_fraction(cluster.get("conf")), unroll,
+                                 admit_of(cluster.get("conf"), r["policy"], default)))
     res["command"] = res.get("command", "?") + \
         f"\npython -m workloads.bench --resim {out_dir} {','.join(ws)}   # replays again"
     write_results(out_dir, res)

@@ -199,7 +199,7 @@ class Bench:
             t = self.target
             rec.update(own_run(rec["trace"], plugin, got, t.executors, t.cores,
                                self.settings.refs, storage_fraction(t.conf), threshold_of(t.conf),
-                               admit_of(spec["conf"])))
+                               admit_of(spec["conf"], plugin)))
         return rec
 
     def stages_file(self, tag: str, out: dict) -> str | None:
@@ -233,7 +233,7 @@ class Bench:
     def simulate(self, w: str, cal: dict) -> list[dict]:
         s, t = self.settings, self.target
         return calibration_rows(w, cal["trace"], s.fractions, s.policies, s.refs, t.executors,
-                                t.cores, threshold_of(t.conf), admit_of(t.conf))
+                                t.cores, threshold_of(t.conf), t.conf)
 
     def run(self) -> int:
         """Every phase, in order; 1 when a run failed, after writing the report that says which."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import workloads
-from spark_plugin.config import LIVE_POLICIES as LIVE
+from spark_plugin.config import BY_NAME, LIVE_POLICIES as LIVE
 from workloads.bench.stats import PLAIN
 
 REFS = ("online", "profile")
@@ -62,4 +62,5 @@ class Settings:
                 "kwargs": {w: self.kwargs.get(w, {}) for w in self.workloads},
                 "seed": self.seed, "refs": self.refs, "verify": self.verify,
                 "unlimited_repeats": self.repeat if self.unlimited else 0,
+                "admit_default": BY_NAME["spark.lrc.admit"].default,
                 "working_set": "peak bytes cached at once in the calibration trace"}

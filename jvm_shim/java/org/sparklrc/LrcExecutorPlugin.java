@@ -85,9 +85,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       }
       placeGpuInputs = settings.getBool(Settings.GPU_PLACEMENT);
       entries = install(settings);
-      // (under lru every block ranks the same: admission would never refuse a store)
-      entries.setAdmit(settings.getBool(Settings.ADMIT)
-          && !"lru".equals(settings.get(Settings.POLICY)));
+      entries.setAdmit(settings.admit());
       installed = entries;
       plugin = this;
     } catch (Throwable t) {

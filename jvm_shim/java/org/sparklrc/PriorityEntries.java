@@ -118,6 +118,11 @@ public final class PriorityEntries extends OwnStorageMap {
     admission.set(admit);
   }
 
+  /** Whether stores are admitted by rank (what {@code setAdmit} last set). */
+  public boolean admitOn() {
+    return admission.on();
+  }
+
   /** The table's priority of an RDD block (0 when the table does not list it). */
   public synchronized double tablePriority(int rdd, int part) {
     return index.tablePriority(rdd, part);

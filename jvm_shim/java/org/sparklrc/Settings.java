@@ -3,6 +3,7 @@ package org.sparklrc;
 import java.io.InputStream;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.spark.SparkConf;
@@ -91,6 +92,18 @@ final class Settings {
 
   boolean getBool(String key) {
     return Boolean.parseBoolean(String.valueOf(values.get(key)).trim());
+  }
+
+  /**
+   * Whether stores are admitted by rank ({@code spark.lrc.admit}): true, false, or auto - on for
+   * crd, the policy measured with it; never under lru, where every block ranks the same and the
+   * stored block is the newest. The rule of spark_plugin/config.py's {@code admits}.
+   */
+  boolean admit() {
+    String policy = String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
+    String admit = String.valueOf(values.get(ADMIT)).trim().toLowerCase(Locale.ROOT);
+    return !"lru".equals(policy)
+        && ("true".equals(admit) || ("auto".equals(admit) && "crd".equals(policy)));
   }
 
   static boolean pluginConfigured(SparkConf conf) {

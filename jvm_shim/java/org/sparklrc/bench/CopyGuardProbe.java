@@ -81,6 +81,11 @@ public final class CopyGuardProbe {
     LrcExecutorPlugin.installedEntries().setAdmit(admit);
   }
 
+  /** Whether this JVM's executor admits stores by rank (as its settings resolved it). */
+  public static boolean admitOn() {
+    return LrcExecutorPlugin.installedEntries().admitOn();
+  }
+
   /** Version of the table in force here. */
   public static long version() {
     return LrcExecutorPlugin.installedEntries().version();
