@@ -2,6 +2,8 @@ package org.sparklrc;
 
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.function.IntPredicate;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
 
@@ -62,6 +64,22 @@ final class BlockTable {
 
   boolean live(int e) {
     return meta[e * STRIDE + LIST] != NONE;
+  }
+
+  /** [RDD blocks held, distinct RDDs among them that {@code listed} rejects] (a state check). */
+  int[] rddCounts(IntPredicate listed) {
+    int blocks = 0;
+    HashSet<Integer> unlisted = new HashSet<>();
+    for (int e = 0; e < top; e++) {
+      int rdd = meta[e * STRIDE + RDD];
+      if (live(e) && rdd >= 0) {
+        blocks++;
+        if (!listed.test(rdd)) {
+          unlisted.add(rdd);
+        }
+      }
+    }
+    return new int[] {blocks, unlisted.size()};
   }
 
   long seq(int e) {

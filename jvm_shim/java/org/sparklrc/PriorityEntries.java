@@ -8,7 +8,6 @@ import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -180,18 +179,8 @@ public final class PriorityEntries extends OwnStorageMap {
    * blocks cached (the rest of size() are Spark's broadcast and other blocks)]. */
   public synchronized int[] stateSizes() {
     int[] s = index.sizes();
-    int rddBlocks = 0;
-    HashSet<Integer> unlisted = new HashSet<>();
-    for (int e = 0; e < table.top(); e++) {
-      int rdd = table.meta[e * STRIDE + RDD];
-      if (table.live(e) && rdd >= 0) {
-        rddBlocks++;
-        if (!index.listed(rdd)) {
-          unlisted.add(rdd);
-        }
-      }
-    }
-    return new int[] {s[0] + unlisted.size(), s[1], planned.size(), tasks.size(), rddBlocks};
+    int[] rdds = table.rddCounts(index::listed);
+    return new int[] {s[0] + rdds[1], s[1], planned.size(), tasks.size(), rdds[0]};
   }
 
   // ---------------------------------------------------------------- accounting
