@@ -82,6 +82,13 @@ class Planner:
         self.planned: set[int] = set()
         self.running: set[int] = set()  # jobs started and not ended
         self.materialized: set[Hashable] = set()
+        # Computed by a completed stage, never cached since (a refused or failed store). A task
+        # that needs one again looks it up first: a read for the hit accounting (``task_reads``),
+        # though not a reference - the plan still walks through it to its inputs, as for a block
+        # never computed (counting both changed the simulator's results both ways, session 27).
+        self.tried: set[Hashable] = set()
+        self._creates: dict[int, list[Block]] = {}  # planned stage -> blocks its tasks compute
+        self._lookups: dict[int, dict[int, tuple]] = {}  # stage -> task -> tried blocks it needs
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
         self._seq = 0
@@ -277,8 +284,11 @@ class Planner:
         adds none; its DAG walk matters only for what it creates, which a later stage of the
         same job may read, so with ``lazy`` it waits there until such a stage needs it."""
         seq = self._next_seq()
-        mat = _Either(self.materialized if self.block_ids is None
-                      else IdView(self.block_ids, self.materialized), created)
+        ids = self.block_ids
+        mat = _Either(self.materialized if ids is None else IdView(ids, self.materialized),
+                      created)
+        tried = self.tried if ids is None else IdView(ids, self.tried)
+        computes = self._creates.setdefault(stage.id, [])
         pending = self.refs.pending.get(stage.id)
         # one DAG walk per pattern of materialized blocks, not per task, where the lineage
         # allows it (AppDAG.narrow_shape): a stage of many tasks costs little more than one
@@ -291,7 +301,9 @@ class Planner:
                 continue
             if lazy:
                 for sid, q in lazy:
-                    created.update(self.dag.task_reads(sid, q, mat)[1])
+                    more = self.dag.task_reads(sid, q, mat)[1]
+                    created.update(more)
+                    self._creates.setdefault(sid, []).extend(more)
                 lazy.clear()
             if p < n:
                 key = tuple((r, p) in mat for r in shape)
@@ -305,6 +317,10 @@ class Planner:
                 reads, creates = self.dag.task_reads(stage.id, p, mat)
             self.refs.add_task(stage.id, p, self._keys(reads), seq)
             created.update(creates)
+            computes.extend(creates)
+            again = [b for b in creates if b in tried]
+            if again:
+                self._lookups.setdefault(stage.id, {})[p] = tuple(self._keys(again))
             for b in creates:
                 if b[0] not in self._builder:
                     self._builder[b[0]] = stage.id
@@ -328,6 +344,11 @@ class Planner:
             self.completed.add(stage_id)
             if self.bounded:
                 self._completed_order.append(stage_id)
+        computed = self._creates.pop(stage_id, ())
+        self._lookups.pop(stage_id, None)
+        if not failed:
+            mat = self.materialized
+            self.tried.update(k for k in self._keys(computed) if k not in mat)
         stage = self.dag.stages.get(stage_id)
         if stage is not None and stage.shuffle >= 0 and not failed:
             self.written[stage.shuffle] = None
@@ -349,6 +370,7 @@ class Planner:
         for s in job.stage_ids:
             if s not in shared:
                 self.refs.drop_stage(s)
+                self._lookups.pop(s, None)
 
     def forget_job(self, job_id: int) -> None:
         """The job ended (after ``job_ended``): drop what only it held, so that a long
@@ -369,6 +391,8 @@ class Planner:
                 del self._stage_jobs[s]
             self.refs.forget_stage(s)
             self.dag.stages.pop(s, None)
+            self._creates.pop(s, None)
+            self._lookups.pop(s, None)
             self.planned.discard(s)
             self._builds.pop(s, None)
         for r in self._job_rdds.pop(job_id, ()):
@@ -388,6 +412,9 @@ class Planner:
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
         block of the cached RDDs the stage computed first takes (a running mean per RDD)."""
         self.refs.finish_task(stage_id, partition)
+        looks = self._lookups.get(stage_id)
+        if looks:
+            looks.pop(partition, None)
         if seconds is not None:
             for rdd in self._builds.get(stage_id, ()):
                 self.refs.costs.task_time(rdd, seconds)
@@ -397,6 +424,7 @@ class Planner:
         calls this directly (a block lives on one executor there); live, the two below do."""
         if cached:
             self.materialized.add(block)
+            self.tried.discard(block)
         peers = self.refs.peers
         if peers is not None:
             peers.set_cached(block, cached)
@@ -408,6 +436,7 @@ class Planner:
         if peers is not None:
             peers.recache(evicted, (block,))
         self.materialized.add(block)
+        self.tried.discard(block)
 
     def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
         if nbytes > 0:
@@ -448,6 +477,7 @@ class Planner:
                 self.block_removed(b, ex)
             del self.locations[b]
         self.materialized.difference_update(self._blocks_of(self.materialized, rdd_id))
+        self.tried.difference_update(self._blocks_of(self.tried, rdd_id))
         costs = self.refs.costs
         costs.forget(rdd_id, self._blocks_of(costs.size, rdd_id))
         if self.bounded:
@@ -478,8 +508,10 @@ class Planner:
         return set() if self.policy.constant else changes
 
     def task_reads(self, stage_id: int, partition: int) -> list[Hashable]:
-        """Expected cached reads of a task (for hit accounting)."""
-        return list(self.refs.pending_reads(stage_id, partition))
+        """Expected cached reads of a task (for hit accounting): its references, and the blocks
+        it computes again after their store failed (``tried``: Spark looks them up first)."""
+        again = self._lookups.get(stage_id, {}).get(partition, ())
+        return list(self.refs.pending_reads(stage_id, partition)) + list(again)
 
     def planned_stages(self) -> set[int]:
         return set(self.planned)
