@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lrc.bound import hit_bound
-from lrc.policies import POLICIES, get_policy
+from lrc.policies import ADMIT_MODES, POLICIES, get_policy
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
 from lrc.trace import load_trace
@@ -120,6 +120,9 @@ def parser() -> argparse.ArgumentParser:
                    help="cores per executor (default: from the log)")
     w.add_argument("--refs", choices=REFS, default="profile",
                    help="where reference counts come from (profile: the application recurs)")
+    w.add_argument("--admit", choices=ADMIT_MODES, default="auto",
+                   help="admission as spark.lrc.admit sets it live: auto (default: on for crd, "
+                        "the plugin's default policy), true (every policy but lru), false")
     w.add_argument("--out", type=Path, default=Path("whatif"),
                    help="write report.md, whatif.png, results.json here (default ./whatif)")
     w.add_argument("--jobs", type=_positive, default=None,
@@ -246,7 +249,7 @@ def run_whatif_cmd(args, argv: list[str]) -> int:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                             stream=sys.stderr)
     res = run_whatif(args.eventlog, args.cache_sizes, args.policies, args.executors, args.cores,
-                     args.refs, progress=None, jobs=args.jobs)
+                     args.refs, progress=None, jobs=args.jobs, admit=args.admit)
     cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
     report = write_report(res, args.out, cmd)
     print(res.log.summary())

@@ -25,7 +25,7 @@ from pathlib import Path
 from lrc.bound import hit_bound
 from lrc.eventlog import EventLogTrace, read_eventlog
 from lrc.execmem import claim_scale, page_bytes, resolve_storage_fraction, storage_limit
-from lrc.policies import get_policy
+from lrc.policies import admits, get_policy
 from lrc.sim import CompiledTrace, simulate
 
 log = logging.getLogger("lrc.whatif")
@@ -97,6 +97,7 @@ class WhatIf:
     refs: str
     working_set: int
     unlimited_time: float
+    admit: str = "auto"  # spark.lrc.admit's value the replays followed (lrc.policies.admits)
     rows: list[dict] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     recommendation: dict[str, dict | None] = field(default_factory=dict)
@@ -105,13 +106,16 @@ class WhatIf:
 def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
                policies: list[str] | None = None, executors: int | None = None,
                cores: int | None = None, refs: str = "profile", progress: bool | None = None,
-               jobs: int | None = None) -> WhatIf:
+               jobs: int | None = None, admit: str = "auto") -> WhatIf:
     """Parse the event log and replay it under ``policies`` x ``sizes``. ValueError names what
     makes the question unanswerable (nothing cached, absolute sizes without known block sizes).
+    ``admit``: admission as spark.lrc.admit sets it live (auto, the default: on for crd, so its
+    rows are what spark-lrc's default policy does; true; false: every policy as ranked alone).
     The replays and the bounds run in ``jobs`` processes (default: one per core; 1: in this
     process); the results are the same either way."""
     sizes = list(sizes or [CacheSize(fraction=f) for f in DEFAULT_FRACTIONS])
     policies = list(policies or DEFAULT_POLICIES)
+    admitted = {p for p in policies if admits(p, admit)}  # (checks ``admit`` before the parse)
     t0 = time.perf_counter()
     el = read_eventlog(path, progress=progress)
     t1 = time.perf_counter()
@@ -147,16 +151,17 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
     todo += [("bound", None, f) for f in fractions]
     todo += [("sim", p, f) for f in fractions for p in policies]
     show = progress if progress is not None else el.tasks > 20_000
-    done, cpu = replay(ct, todo, n, c, refs, jobs, show)
+    done, cpu = replay(ct, todo, n, c, refs, jobs, show, admitted)
     t3 = time.perf_counter()
     unl = done[todo[0]]
-    res = WhatIf(el, n, c, refs, ws, unl.est_runtime)
+    res = WhatIf(el, n, c, refs, ws, unl.est_runtime, admit)
     for s, f in points:
         bound = done[("bound", None, f)].hit_ratio
         for p in policies:
             r = done[("sim", p, f)]
             row = r.to_dict()
             row.update(size=s.label(), per_executor_bytes=int(f * ws / n), bound_hit_ratio=bound,
+                       admit=p in admitted,
                        vs_unlimited=r.est_runtime / unl.est_runtime if unl.est_runtime else 1.0)
             res.rows.append(row)
     res.timings = {"parse_s": t1 - t0, "compile_s": t2 - t1, "replay_s": t3 - t2,
@@ -183,7 +188,7 @@ def _bar(total: int, show: bool):
 # with the same result. Worker
 # processes are forked: they inherit the trace (nothing is pickled but the jobs and the results).
 _COST = {"bound": 2.0, "lerc": 3.0, "crd": 2.0, "mrd": 1.7, "lrc": 1.1}  # relative, measured
-_TRACE: tuple | None = None  # (compiled trace, executors, cores, refs) in a worker
+_TRACE: tuple | None = None  # (compiled trace, executors, cores, refs, admitted) in a worker
 
 
 def default_jobs() -> int:
@@ -208,14 +213,14 @@ def _init_worker(trace: tuple) -> None:
 
 def _run_job(job: tuple, trace: tuple | None = None):
     """Run one job; returns (its result, CPU seconds it took)."""
-    ct, n, c, refs = trace or _TRACE
+    ct, n, c, refs, admitted = trace or _TRACE
     kind, policy, f = job
     t = time.process_time()
     if kind == "bound":
         out = hit_bound(ct, f, n)
     else:
         out = simulate(ct, policy, f, executors=n, cores=c, refs=refs,
-                       exec_claims=kind != "unlimited")
+                       exec_claims=kind != "unlimited", admit=kind == "sim" and policy in admitted)
     return out, time.process_time() - t
 
 
@@ -242,18 +247,20 @@ def _renamed(base, job: tuple, ws: int, n: int):
 
 
 def replay(ct: CompiledTrace, todo: list[tuple], executors: int, cores: int, refs: str,
-           jobs: int | None = None, progress: bool = False) -> tuple[dict, dict]:
+           jobs: int | None = None, progress: bool = False,
+           admitted: set[str] | frozenset = frozenset()) -> tuple[dict, dict]:
     """Run every job of ``todo``: {job: SimResult or BoundResult}, and the CPU seconds spent in
     replays (``sim``) and bounds (``bound``), the number of processes (``workers``) and of
     replays not run (``same``: a cache so large that the first job, unlimited memory, never
     filled it gives that run's numbers whatever the policy). ``jobs`` processes (default: one
     per core), forked from this one; 1, or no fork (not Linux), runs them here one after the
-    other. The results do not depend on ``jobs``."""
+    other. The results do not depend on ``jobs``. ``admitted``: policies replayed with
+    admission (``simulate``'s ``admit``)."""
     todo = list(dict.fromkeys(todo))
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
     if jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
         jobs = 1
-    trace = (ct, executors, cores, refs)
+    trace = (ct, executors, cores, refs, admitted)
     ws, n = ct.working_set_bytes, executors
     first = todo[0]
     done: dict = {}
@@ -364,6 +371,14 @@ def _rec_line(name: str, r: dict | None, res: WhatIf) -> str:
             f"{r['hit_ratio']:.2f}.")
 
 
+def _admit_text(res: WhatIf) -> str:
+    on = sorted({r["policy"] for r in res.rows if r.get("admit")})
+    if not on:
+        return "no policy replayed with it"
+    return (f"{', '.join(on)} replayed with it: a store that would evict a block ranked above "
+            "its own fails instead")
+
+
 def _claims_line(trace, cores: int) -> str:
     """What the report says about execution memory's claims on the cache (lrc.execmem)."""
     claims = [e.exec_bytes for e in trace.events if e.kind == "task" and e.exec_bytes]
@@ -390,7 +405,8 @@ def write_report(res: WhatIf, out: Path, command: str) -> Path:
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in res.rows:
         lines.append("| " + " | ".join([
-            r["size"], fmt_bytes(r["per_executor_bytes"]), r["policy"], f"{r['hit_ratio']:.3f}",
+            r["size"], fmt_bytes(r["per_executor_bytes"]),
+            r["policy"] + (" + admission" if r.get("admit") else ""), f"{r['hit_ratio']:.3f}",
             f"{r['bound_hit_ratio']:.3f}", fmt_bytes(r["recomputed_bytes"]),
             f"{r['est_runtime']:.2f}", f"{r['vs_unlimited']:.2f}"]) + " |")
     src = ", ".join(f"RDD {k}: {v}" for k, v in sorted(el.size_source.items()))
@@ -416,7 +432,8 @@ Produced by:
 ```
 
 Used: {el.summary()}. Replayed on {res.executors} executor(s) x {res.cores} core(s), references
-`{res.refs}` (profile: the application recurs and its earlier run is the profile). Cached working
+`{res.refs}` (profile: the application recurs and its earlier run is the profile), admission
+`{res.admit}` as `spark.lrc.admit` sets it live ({_admit_text(res)}). Cached working
 set (most bytes cached at once with unlimited memory): {fmt_bytes(res.working_set)}. Block sizes:
 {src}.
 
@@ -447,7 +464,8 @@ bounds {t['bound_cpu_s']:.2f} s); total {t['total_s']:.2f} s for {el.tasks} task
     (out / "report.md").write_text(text)
     (out / "results.json").write_text(json.dumps({
         "eventlog": str(el.path), "summary": el.summary(), "executors": res.executors,
-        "cores": res.cores, "refs": res.refs, "working_set_bytes": res.working_set,
+        "cores": res.cores, "refs": res.refs, "admit": res.admit,
+        "working_set_bytes": res.working_set,
         "unlimited_est_runtime": res.unlimited_time, "size_source": el.size_source,
         "recommendation": res.recommendation, "timings": res.timings, "rows": res.rows,
         "warnings": el.warnings}, indent=1, default=str))

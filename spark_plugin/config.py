@@ -12,19 +12,15 @@ from typing import Any, Callable, Mapping
 
 PLUGIN_CLASS = "org.sparklrc.LrcPlugin"
 LIVE_POLICIES = ("lru", "lrc", "lerc", "mrd", "crd")  # `min` needs the future: simulator only
-# spark.lrc.admit=auto turns admission on for these (jvm_shim's Settings.admit() mirrors the rule):
-# crd is measured with it (results/latest); lrc, lerc and mrd stay as their papers define them
-ADMITS_BY_DEFAULT = ("crd",)
 
 
 def admits(policy: str, admit: str | None = None) -> bool:
     """Whether executors refuse a store that would evict a block ranked above it: `admit` is
-    spark.lrc.admit (true, false or auto; None: its default); lru never needs to (every block
-    ranks the same)."""
-    if admit is None:
-        admit = BY_NAME["spark.lrc.admit"].default
-    admit = str(admit).strip().lower()
-    return policy != "lru" and (admit == "true" or (admit == "auto" and policy in ADMITS_BY_DEFAULT))
+    spark.lrc.admit (true, false or auto; None: its default); the rule is `lrc.policies.admits`,
+    shared with the simulator's what-if."""
+    from lrc.policies import admits as rule
+
+    return rule(policy, BY_NAME["spark.lrc.admit"].default if admit is None else admit)
 
 
 class LrcConfigError(ValueError):

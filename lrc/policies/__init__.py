@@ -8,6 +8,22 @@ from lrc.policies.min import MIN
 from lrc.policies.mrd import MRD
 
 POLICIES: dict[str, type[Policy]] = {p.name: p for p in (LRU, LRC, LERC, MRD, CRD, MIN)}
+# admission "auto" (spark.lrc.admit's default) turns it on for these; jvm_shim's Settings.admit()
+# mirrors the rule. crd is measured with it (results/latest/online); lrc, lerc and mrd stay as
+# their papers define them
+ADMITS_BY_DEFAULT = ("crd",)
+ADMIT_MODES = ("auto", "true", "false")
+
+
+def admits(policy: str, admit: str = "auto") -> bool:
+    """Whether a store that would evict a block ranked above its own fails instead (admission):
+    ``admit`` is spark.lrc.admit's value (auto, true or false; ValueError otherwise); lru never
+    needs to (every block ranks the same)."""
+    mode = str(admit).strip().lower()
+    if mode not in ADMIT_MODES:
+        raise ValueError(f"admission must be one of {', '.join(ADMIT_MODES)}, not {admit!r}")
+    name = get_policy(policy).name
+    return name != "lru" and (mode == "true" or (mode == "auto" and name in ADMITS_BY_DEFAULT))
 
 
 def get_policy(name: str | Policy) -> Policy:
@@ -20,4 +36,4 @@ def get_policy(name: str | Policy) -> Policy:
         raise ValueError(f"unknown policy {name!r}; valid policies: {', '.join(POLICIES)}") from None
 
 
-__all__ = ["Policy", "POLICIES", "get_policy"]
+__all__ = ["ADMITS_BY_DEFAULT", "ADMIT_MODES", "Policy", "POLICIES", "admits", "get_policy"]

@@ -13,6 +13,7 @@ from lrc.eventlog_write import write_eventlog
 from lrc.policies import POLICIES
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
+from lrc.cli import main
 from lrc.whatif import CacheSize, replay, run_whatif
 
 SIZES = [CacheSize(fraction=f) for f in (0.1, 0.3, 0.7, 1.0, 2.0)] + [CacheSize(per_executor=900)]
@@ -34,8 +35,10 @@ def test_parallel_whatif_equals_serial_and_plain_replays(log, executors):
     ct = CompiledTrace(par.log.trace)
     for row in par.rows:
         f = row["cache_fraction"]
-        want = simulate(ct, row["policy"], f, executors=executors, cores=par.cores).to_dict()
+        want = simulate(ct, row["policy"], f, executors=executors, cores=par.cores,
+                        admit=row["admit"]).to_dict()
         assert {k: row[k] for k in want} == want
+        assert row["admit"] == (row["policy"] == "crd")  # admit=auto: as the live default
         assert row["bound_hit_ratio"] == hit_bound(ct, f, executors).hit_ratio
     # one executor holding twice the working set never evicts; holding it once, storing its
     # last blocks still evicts for their unroll reservation (lrc.unroll)
@@ -134,3 +137,31 @@ def test_the_bound_shares_its_options_between_sizes():
     first = [hit_bound(ct, f, 2) for f in (0.2, 0.5, 1.0)]
     fresh = [hit_bound(CompiledTrace(trace), f, 2) for f in (0.2, 0.5, 1.0)]
     assert first == fresh
+
+
+def test_whatif_admits_as_the_live_default_unless_told_otherwise(log, tmp_path, capsys):
+    """admit=auto replays crd with admission (what spark-lrc does by default), false replays it
+    ranked alone, true every policy but lru; each row says which it was, and the two crd
+    replays are the simulator's with and without admission."""
+    sizes = [CacheSize(fraction=f) for f in (0.3, 0.5)]
+    res = {mode: run_whatif(log, sizes, ["lru", "lrc", "crd"], executors=2, progress=False,
+                            jobs=1, admit=mode) for mode in ("auto", "false", "true")}
+    on = {mode: sorted({r["policy"] for r in w.rows if r["admit"]}) for mode, w in res.items()}
+    assert on == {"auto": ["crd"], "false": [], "true": ["crd", "lrc"]}
+    ct = CompiledTrace(res["auto"].log.trace)
+    for mode, admit in (("auto", True), ("false", False)):
+        for r in (r for r in res[mode].rows if r["policy"] == "crd"):
+            want = simulate(ct, "crd", r["cache_fraction"], executors=2, cores=res[mode].cores,
+                            admit=admit).to_dict()
+            assert {k: r[k] for k in want} == want
+    with pytest.raises(ValueError, match="admission must be one of auto, true, false"):
+        run_whatif(log, sizes, admit="sometimes")
+    out = tmp_path / "o"
+    assert main(["whatif", str(log), "--cache-sizes", "0.3", "--policies", "lru,crd",
+                 "--out", str(out)]) == 0
+    report = " ".join((out / "report.md").read_text().split())
+    assert "| crd + admission |" in report and "| lru |" in report
+    assert "admission `auto` as `spark.lrc.admit` sets it live (crd replayed with it" in report
+    with pytest.raises(SystemExit):
+        main(["whatif", str(log), "--admit", "sometimes", "--out", str(out)])
+    assert "--admit" in capsys.readouterr().err

@@ -97,7 +97,7 @@ final class Settings {
   /**
    * Whether stores are admitted by rank ({@code spark.lrc.admit}): true, false, or auto - on for
    * crd, the policy measured with it; never under lru, where every block ranks the same and the
-   * stored block is the newest. The rule of spark_plugin/config.py's {@code admits}.
+   * stored block is the newest. The rule of lrc/policies' {@code admits} (Python).
    */
   boolean admit() {
     String policy = String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
