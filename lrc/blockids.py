@@ -44,3 +44,13 @@ class IdView:
     def __contains__(self, block: Block) -> bool:
         i = self.ids.get(block)
         return i is not None and i in self.members
+
+
+class Either:
+    """Membership in either of two containers (without copying them)."""
+
+    def __init__(self, a, b) -> None:
+        self.a, self.b = a, b
+
+    def __contains__(self, x) -> bool:
+        return x in self.a or x in self.b

@@ -13,25 +13,16 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
-from lrc.blockids import BlockIds, IdView
+from lrc.blockids import BlockIds, Either, IdView
 from lrc.cost import GPU_COST_WEIGHT, MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
 from lrc.predict import Predictor, dataset_name, shape_of
 from lrc.refcount import RefState
+from lrc.retries import FailedStores
 
 
 RECENT_COMPLETED = 2048  # completed stages remembered (a later job skips them) once forgotten
-
-
-class _Either:
-    """Membership in either of two containers (without copying them)."""
-
-    def __init__(self, a, b) -> None:
-        self.a, self.b = a, b
-
-    def __contains__(self, x) -> bool:
-        return x in self.a or x in self.b
 
 
 class Planner:
@@ -82,13 +73,8 @@ class Planner:
         self.planned: set[int] = set()
         self.running: set[int] = set()  # jobs started and not ended
         self.materialized: set[Hashable] = set()
-        # Computed by a completed stage, never cached since (a refused or failed store). A task
-        # that needs one again looks it up first: a read for the hit accounting (``task_reads``),
-        # though not a reference - the plan still walks through it to its inputs, as for a block
-        # never computed (counting both changed the simulator's results both ways, session 27).
-        self.tried: set[Hashable] = set()
-        self._creates: dict[int, list[Block]] = {}  # planned stage -> blocks its tasks compute
-        self._lookups: dict[int, dict[int, tuple]] = {}  # stage -> task -> tried blocks it needs
+        self.failed_stores = FailedStores()  # read again by the next task computing one
+        self.tried = self.failed_stores.tried
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
         self._seq = 0
@@ -284,11 +270,8 @@ class Planner:
         adds none; its DAG walk matters only for what it creates, which a later stage of the
         same job may read, so with ``lazy`` it waits there until such a stage needs it."""
         seq = self._next_seq()
-        ids = self.block_ids
-        mat = _Either(self.materialized if ids is None else IdView(ids, self.materialized),
-                      created)
-        tried = self.tried if ids is None else IdView(ids, self.tried)
-        computes = self._creates.setdefault(stage.id, [])
+        mat = Either(self.materialized if self.block_ids is None
+                     else IdView(self.block_ids, self.materialized), created)
         pending = self.refs.pending.get(stage.id)
         # one DAG walk per pattern of materialized blocks, not per task, where the lineage
         # allows it (AppDAG.narrow_shape): a stage of many tasks costs little more than one
@@ -303,7 +286,7 @@ class Planner:
                 for sid, q in lazy:
                     more = self.dag.task_reads(sid, q, mat)[1]
                     created.update(more)
-                    self._creates.setdefault(sid, []).extend(more)
+                    self.failed_stores.planned(sid, None, self._keys(more))
                 lazy.clear()
             if p < n:
                 key = tuple((r, p) in mat for r in shape)
@@ -317,10 +300,7 @@ class Planner:
                 reads, creates = self.dag.task_reads(stage.id, p, mat)
             self.refs.add_task(stage.id, p, self._keys(reads), seq)
             created.update(creates)
-            computes.extend(creates)
-            again = [b for b in creates if b in tried]
-            if again:
-                self._lookups.setdefault(stage.id, {})[p] = tuple(self._keys(again))
+            self.failed_stores.planned(stage.id, p, self._keys(creates))
             for b in creates:
                 if b[0] not in self._builder:
                     self._builder[b[0]] = stage.id
@@ -344,11 +324,7 @@ class Planner:
             self.completed.add(stage_id)
             if self.bounded:
                 self._completed_order.append(stage_id)
-        computed = self._creates.pop(stage_id, ())
-        self._lookups.pop(stage_id, None)
-        if not failed:
-            mat = self.materialized
-            self.tried.update(k for k in self._keys(computed) if k not in mat)
+        self.failed_stores.completed(stage_id, failed, self.materialized)
         stage = self.dag.stages.get(stage_id)
         if stage is not None and stage.shuffle >= 0 and not failed:
             self.written[stage.shuffle] = None
@@ -370,7 +346,7 @@ class Planner:
         for s in job.stage_ids:
             if s not in shared:
                 self.refs.drop_stage(s)
-                self._lookups.pop(s, None)
+                self.failed_stores.forget_stage(s, creates=False)
 
     def forget_job(self, job_id: int) -> None:
         """The job ended (after ``job_ended``): drop what only it held, so that a long
@@ -391,8 +367,7 @@ class Planner:
                 del self._stage_jobs[s]
             self.refs.forget_stage(s)
             self.dag.stages.pop(s, None)
-            self._creates.pop(s, None)
-            self._lookups.pop(s, None)
+            self.failed_stores.forget_stage(s)
             self.planned.discard(s)
             self._builds.pop(s, None)
         for r in self._job_rdds.pop(job_id, ()):
@@ -412,9 +387,7 @@ class Planner:
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
         block of the cached RDDs the stage computed first takes (a running mean per RDD)."""
         self.refs.finish_task(stage_id, partition)
-        looks = self._lookups.get(stage_id)
-        if looks:
-            looks.pop(partition, None)
+        self.failed_stores.task_done(stage_id, partition)
         if seconds is not None:
             for rdd in self._builds.get(stage_id, ()):
                 self.refs.costs.task_time(rdd, seconds)
@@ -424,7 +397,7 @@ class Planner:
         calls this directly (a block lives on one executor there); live, the two below do."""
         if cached:
             self.materialized.add(block)
-            self.tried.discard(block)
+            self.failed_stores.cached(block)
         peers = self.refs.peers
         if peers is not None:
             peers.set_cached(block, cached)
@@ -436,7 +409,7 @@ class Planner:
         if peers is not None:
             peers.recache(evicted, (block,))
         self.materialized.add(block)
-        self.tried.discard(block)
+        self.failed_stores.cached(block)
 
     def block_cached(self, block: Hashable, executor, nbytes: int = 0) -> None:
         if nbytes > 0:
@@ -477,7 +450,7 @@ class Planner:
                 self.block_removed(b, ex)
             del self.locations[b]
         self.materialized.difference_update(self._blocks_of(self.materialized, rdd_id))
-        self.tried.difference_update(self._blocks_of(self.tried, rdd_id))
+        self.failed_stores.gone(self._blocks_of(self.tried, rdd_id))
         costs = self.refs.costs
         costs.forget(rdd_id, self._blocks_of(costs.size, rdd_id))
         if self.bounded:
@@ -510,7 +483,7 @@ class Planner:
     def task_reads(self, stage_id: int, partition: int) -> list[Hashable]:
         """Expected cached reads of a task (for hit accounting): its references, and the blocks
         it computes again after their store failed (``tried``: Spark looks them up first)."""
-        again = self._lookups.get(stage_id, {}).get(partition, ())
+        again = self.failed_stores.looked_up(stage_id, partition)
         return list(self.refs.pending_reads(stage_id, partition)) + list(again)
 
     def planned_stages(self) -> set[int]:

@@ -66,4 +66,4 @@ def test_a_failed_stage_marks_nothing_tried_and_an_unpersisted_rdd_leaves_none()
     assert p.tried == {(0, 0), (0, 1), (1, 0), (1, 1)}
     p.rdd_unpersisted(1)
     assert p.tried == {(0, 0), (0, 1)}
-    assert not p._lookups and not p._creates  # nothing left of the ended jobs' stages
+    assert not p.failed_stores.lookups and not p.failed_stores.creates  # nothing left of the ended jobs' stages
