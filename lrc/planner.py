@@ -186,9 +186,7 @@ class Planner:
     def _created_at(self, rdd_id: int) -> str:
         """`dataset_name` of the RDD ("?" when unknown)."""
         r = self.dag.rdds.get(rdd_id)
-        if r is None:
-            return "?"
-        return dataset_name(r.call_site, r.name)
+        return "?" if r is None else dataset_name(r.call_site, r.name)
 
     def _generations(self) -> dict[str, list[int]]:
         """Cached RDDs by call site, oldest generation first."""
@@ -402,6 +400,13 @@ class Planner:
         if peers is not None:
             peers.set_cached(block, cached)
 
+    def on_disk(self, block: Hashable) -> None:
+        """The block is on a disk, in no memory (MEMORY_AND_DISK, evicted or never fitted):
+        Spark reads it back, not computing it again: later tasks read it, not its inputs."""
+        if block not in self.materialized:
+            self.materialized.add(block)
+            self.failed_stores.cached(block)
+
     def cached_instead(self, block: Hashable, evicted: Iterable[Hashable]) -> None:
         """``set_cached(v, False)`` for each evicted ``v``, then ``set_cached(block, True)``, in
         one call: the simulator's insert that evicted ``evicted`` (cached nowhere now) for it."""
@@ -485,9 +490,6 @@ class Planner:
         it computes again after their store failed (``tried``: Spark looks them up first)."""
         again = self.failed_stores.looked_up(stage_id, partition)
         return list(self.refs.pending_reads(stage_id, partition)) + list(again)
-
-    def planned_stages(self) -> set[int]:
-        return set(self.planned)
 
     def take_planned(self) -> list[int]:
         """Stages planned since the last call (what a publish must announce)."""

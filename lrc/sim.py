@@ -1,8 +1,9 @@
 """Trace-driven simulator: replay a Trace under a policy and a per-executor cache size.
 
 Model: a read hits if the block is cached on any executor (remote reads hit, as in Spark). A miss
-re-reads the block from disk if it was evicted to disk (MEMORY_AND_DISK), otherwise recomputes it
-from lineage (its own cost plus, recursively, its cached inputs' misses); either way it is cached
+re-reads the block from disk if its level keeps a disk copy (MEMORY_AND_DISK: evicted, or stored
+there when memory had no room), otherwise recomputes it from lineage (its own cost plus,
+recursively, its cached inputs' misses); either way it is cached
 again on the task's executor - unless its RDD has been unpersisted: Spark then computes its
 blocks without storing them (a GraphX loop recomputing a generation it has unpersisted), and
 the replay never stores them again; an RDD persisted again after its unpersist is not modelled.
@@ -275,8 +276,12 @@ class _Replay:
                 dropped(victims)
                 evictions += len(victims)
             if cache.entry[b] is None:  # did not fit (what its reservation's first steps evicted
-                # stays out)
+                # stays out); a level with a disk copy writes it there
                 uncached(victims)
+                if disk[b] and not on_disk[b]:
+                    on_disk[b] = 1
+                    if materialized is not None:
+                        planner.on_disk(b)
                 return cost
             where[b] = ex
             if cache_aware:

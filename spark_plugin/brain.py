@@ -347,6 +347,8 @@ class Brain:
             self._planner_call("block_cached", b[0], executor, mem)
         else:
             self._planner_call("block_removed", b[0], executor)
+            if ev.disk > 0:
+                self._planner_call("on_disk", b[0])
 
     def _executor_added(self, ev: wire.ExecutorAdded) -> None:
         self.executors[ev.executor] = {"host": ev.host, "cores": ev.cores, "resources": ev.resources}

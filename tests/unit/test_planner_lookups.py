@@ -3,6 +3,7 @@
 Spark's getOrElseUpdate looks a cached RDD's block up before computing it; when an earlier store
 failed (admission refused it, or it did not fit) that lookup is a miss the hit accounting must
 count. The plan's references stay as for a block never computed (through it, to its inputs).
+A block on disk (`Planner.on_disk`) is not computed again: Spark reads it back.
 """
 from __future__ import annotations
 
@@ -67,3 +68,15 @@ def test_a_failed_stage_marks_nothing_tried_and_an_unpersisted_rdd_leaves_none()
     p.rdd_unpersisted(1)
     assert p.tried == {(0, 0), (0, 1)}
     assert not p.failed_stores.lookups and not p.failed_stores.creates  # nothing left of the ended jobs' stages
+
+
+def test_a_block_on_disk_is_read_back_not_computed_from_its_inputs():
+    """MEMORY_AND_DISK: a store that fails in memory writes the block to disk (``on_disk``);
+    Spark reads it from there, so the next task reads it and not its input."""
+    p = planner_with_cached_rdd()
+    run_job(p, 0, stored={(0, 0), (0, 1), (1, 0)})
+    p.on_disk((1, 1))
+    assert p.tried == set() and (1, 1) in p.materialized and not p.locations.get((1, 1))
+    p.add_job(Job(1, [1]), [Stage(1, 11, PARTS)], [RDD(11, PARTS, (Dependency(1),))])
+    assert p.task_reads(1, 1) == [(1, 1)]
+    assert p.refs.refs((1, 1)) == 1 and p.refs.refs((0, 1)) == 0

@@ -95,6 +95,10 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                 if v is not None:
                     evict(v, ex)
                     break
+            if ct.disk[b] and b not in on_disk:  # Spark writes it to disk instead
+                on_disk.add(b)
+                if planner is not None:
+                    planner.on_disk(blocks[b])
             return
         evict(victims, ex)
         stamps[ex][b], where[b] = stamp, ex
