@@ -48,6 +48,7 @@ from lrc.derive import build_trace
 from lrc.eventlog_sizes import input_metrics_sizes
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  int_field, list_field, storage_level, str_field)
+from lrc.execmem import executor_memory, storage_fraction_of
 from lrc.unroll import SPARK_UNROLL_THRESHOLD, threshold_of
 from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
 from lrc.trace import Event, Trace
@@ -288,19 +289,13 @@ class _Parser:
 
     def environment(self, e: dict) -> None:
         props = get_field(e, "Spark Properties") or {}
-        v = props.get("spark.memory.storageFraction")
-        if v is not None:
-            try:
-                sf = float(v)
-            except (TypeError, ValueError):
-                raise FieldError(f"spark.memory.storageFraction {v!r} is not a number"[:200]) from None
-            if not 0 <= sf < 1:
-                raise FieldError(f"spark.memory.storageFraction {v!r} is not in [0, 1)"[:200])
-            self.storage_fraction = sf
         try:
+            sf = storage_fraction_of(props)
             self.unroll_threshold = threshold_of(props)
         except ValueError as err:
             raise FieldError(str(err)) from None
+        if sf is not None:
+            self.storage_fraction = sf
 
     def resource_profile(self, e: dict) -> None:
         self.gpus[int_field(e, "Resource Profile Id")] = gpus_per_task(e)
@@ -421,9 +416,7 @@ class _Parser:
             raise ValueError(f"{self.path}: implausible DAG: {e}") from None
         # the memory the tasks' execution claims were made in (lrc.execmem): the executors'
         # (in local mode the driver is the executor)
-        mem = [m for x, m in self.memory.items() if x != "driver" and m > 0] or \
-            [m for m in self.memory.values() if m > 0]
-        trace.executor_memory = int(median(mem)) if mem else 0
+        trace.executor_memory = executor_memory(self.memory)
         trace.storage_fraction = self.storage_fraction
         trace.unroll_threshold = self.unroll_threshold
         out.trace = trace

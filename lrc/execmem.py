@@ -16,9 +16,12 @@ pages of ``spark.buffer.pageSize``, by default derived from the executor's execu
 (32 MiB pages) would claim all of a small cache; so a trace that knows the memory its claims
 were made in (``Trace.executor_memory``, from an event log's block manager) has them rescaled
 to the simulated memory by the ratio of the two page sizes (``claim_scale``). A trace recorded
-live is replayed at the memory it ran with and keeps its claims as they were.
+live carries its executors' memory as well (their block managers', `spark_plugin.recorder`);
+replayed at the memory it ran with, its claims stay as they were.
 """
 from __future__ import annotations
+
+from statistics import median
 
 SPARK_STORAGE_FRACTION = 0.5  # Spark's default spark.memory.storageFraction
 _MIN_PAGE, _MAX_PAGE = 1 << 20, 64 << 20
@@ -32,6 +35,29 @@ def resolve_storage_fraction(trace, given: float | None = None) -> float:
     if not 0 <= sf < 1:
         raise ValueError(f"storage_fraction must be in [0, 1), not {sf!r}")
     return sf
+
+
+def storage_fraction_of(conf: dict | None) -> float | None:
+    """spark.memory.storageFraction in ``conf`` (None when unset); a malformed value raises
+    ValueError naming it."""
+    v = (conf or {}).get("spark.memory.storageFraction")
+    if v is None:
+        return None
+    try:
+        sf = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"spark.memory.storageFraction {v!r} is not a number"[:200]) from None
+    if not 0 <= sf < 1:
+        raise ValueError(f"spark.memory.storageFraction {v!r} is not in [0, 1)"[:200])
+    return sf
+
+
+def executor_memory(by_executor: dict[str, int]) -> int:
+    """The memory a run's execution claims were made in: the median of its executors' unified
+    memory (in local mode the driver is the executor); 0 when none is known."""
+    mem = [m for x, m in by_executor.items() if x != "driver" and m > 0] or \
+        [m for m in by_executor.values() if m > 0]
+    return int(median(mem)) if mem else 0
 
 
 def page_bytes(memory: int, storage_fraction: float, cores: int) -> int:

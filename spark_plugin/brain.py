@@ -24,7 +24,7 @@ from .events import StageMemory, blocks, in_memory, job_from_event
 from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
-from .recorder import TraceRecorder, unroll_threshold
+from .recorder import TraceRecorder, memory_conf
 
 log = logging.getLogger("spark_lrc")
 Block = tuple[int, int]
@@ -38,7 +38,7 @@ class Brain:
         self.bridge = bridge
         self.settings = settings
         self.metrics = Metrics(settings.policy)
-        self.recorder = TraceRecorder(unroll_threshold(bridge)) if settings.trace_path else None
+        self.recorder = TraceRecorder(*memory_conf(bridge)) if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
         self.last_fallback: str | None = None  # why, also after a resynchronisation

@@ -15,6 +15,7 @@ from pathlib import Path
 from lrc.dag import AppDAG, Block, Job, parse_block
 from lrc.derive import build_trace
 from lrc.trace import Event, Trace, save_trace
+from lrc.execmem import executor_memory, storage_fraction_of
 from lrc.unroll import threshold_of
 
 from . import wire
@@ -24,19 +25,28 @@ from .events import job_from_event
 log = logging.getLogger("spark_lrc")
 
 
-def unroll_threshold(bridge) -> int | None:
-    """The run's spark.storage.unrollMemoryThreshold, for its trace (``lrc.unroll``); None, with
-    a warning, when the driver's conf cannot be read or holds a malformed value."""
+def memory_conf(bridge) -> tuple[int | None, float | None]:
+    """The run's spark.storage.unrollMemoryThreshold (``lrc.unroll``) and
+    spark.memory.storageFraction (``lrc.execmem``; None when unset), for its trace; (None, None),
+    with a warning, when the driver's conf cannot be read or holds a malformed value."""
     try:
-        return threshold_of(bridge.spark_conf())
+        conf = bridge.spark_conf()
+        return threshold_of(conf), storage_fraction_of(conf)
     except Exception as e:  # the trace is informative: never lose the application for it
-        log.warning("spark-lrc: the trace will not carry the unroll threshold: %s", e)
-        return None
+        log.warning("spark-lrc: the trace will not carry the run's memory settings: %s", e)
+        return None, None
 
 
 class TraceRecorder:
-    def __init__(self, unroll_threshold: int | None = None) -> None:
+    """``unroll_threshold`` and ``storage_fraction``: the run's (``memory_conf``); with the
+    executors' memory (their block managers') they let a replay at another memory model the
+    run's unroll reservations and execution claims (``lrc.unroll``, ``lrc.execmem``)."""
+
+    def __init__(self, unroll_threshold: int | None = None,
+                 storage_fraction: float | None = None) -> None:
         self.unroll_threshold = unroll_threshold  # replays reserve unroll memory as the run did
+        self.storage_fraction = storage_fraction
+        self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager)
         self.dag = AppDAG()  # every job's stages and RDDs (the brain's planner forgets ended ones)
         self.events: list[Event] = []
         self.sizes: dict[Block, int] = {}
@@ -79,6 +89,8 @@ class TraceRecorder:
                     b = parse_block(name)
                     if b is not None and n > 0:
                         self.elements[b] = n
+            case wire.BlockManagerAdded():
+                self.memory[ev.executor] = ev.mem
             case wire.BlockUpdate():
                 b = parse_block(ev.block)
                 size = max(ev.mem, ev.disk)
@@ -91,6 +103,8 @@ class TraceRecorder:
         trace = build_trace(self.dag if dag is None else dag, self.events, self.sizes,
                             self.ever_cached, name="recorded", elements=self.elements)
         trace.unroll_threshold = self.unroll_threshold
+        trace.storage_fraction = self.storage_fraction
+        trace.executor_memory = executor_memory(self.memory)
         return trace
 
     def save(self, path: str | Path, dag: AppDAG | None = None) -> Path:

@@ -41,6 +41,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     job_end          job, time, success
     executor_added   executor, host, cores, resources ({"gpu": ["0", "1"]})
     executor_removed executor
+    block_manager    executor, mem (bytes: its unified memory, storage + execution; "driver" is
+                     the executor in local mode)
     executor_plugin  executor, installed, error ("" when installed)
     table_in_force   executor, version, stage, waited_ms
     table_applied    executor, version, lag_ms (driver's publish -> applied on the executor,
@@ -135,6 +137,7 @@ JobEnd = _event("job_end", "JobEnd", job=int, time=int, success=bool)
 ExecutorAdded = _event("executor_added", "ExecutorAdded", executor=str, host=str, cores=int,
                        resources=dict[str, Strs])
 ExecutorRemoved = _event("executor_removed", "ExecutorRemoved", executor=str)
+BlockManagerAdded = _event("block_manager", "BlockManagerAdded", executor=str, mem=int)
 ExecutorPlugin = _event("executor_plugin", "ExecutorPlugin", executor=str, installed=bool,
                         error=str)
 TableInForce = _event("table_in_force", "TableInForce", executor=str, version=int, stage=int,

@@ -100,6 +100,9 @@ def test_default_spark4_event_log_matches_the_recorded_trace(tmp_path):
     assert _claims(el.trace) == _claims(recorded)  # Spark's peak on-heap execution memory
     assert any(c for *_, c in _claims(recorded)), "the aggregation claimed no execution memory"
     assert el.trace.executor_memory > 0 and el.trace.storage_fraction is None  # not set: default
+    # the recorder knows the memory the claims were made in too (the block managers')
+    assert recorded.executor_memory == el.trace.executor_memory
+    assert recorded.storage_fraction is None
     # both replay the unroll reservation the run made (lrc.unroll), with the conf's threshold
     assert el.trace.unroll_threshold == recorded.unroll_threshold == 256 << 10
     ratios = _compare(el.trace, recorded)
@@ -116,10 +119,13 @@ def test_single_lz4_file_without_block_updates(tmp_path):
                           **{"spark.eventLog.rolling.enabled": "false",
                              "spark.eventLog.logBlockUpdates.enabled": "false",
                              "spark.eventLog.compress": "true",
-                             "spark.eventLog.compression.codec": "lz4"})
+                             "spark.eventLog.compression.codec": "lz4",
+                             "spark.memory.storageFraction": "0.3"})
     files = [p for p in logs.iterdir() if not p.name.startswith(".")]
     assert len(files) == 1 and files[0].suffix == ".lz4"
     el = read_eventlog(files[0])
+    assert el.trace.storage_fraction == recorded.storage_fraction == 0.3
+    assert el.trace.executor_memory == recorded.executor_memory > 0
     assert el.sizes_estimated and "measured" not in el.size_source.values()
     assert _reads(el.trace) == _reads(recorded)
     assert _preloaded_counts(el.trace) == _preloaded_counts(recorded)

@@ -105,9 +105,10 @@ def own_run(trace: str | None, policy: str, storage_per_executor, executors: int
 
 def storage_fraction(conf: dict | None) -> float:
     """The runs' spark.memory.storageFraction (Spark's default when their conf sets none)."""
-    from lrc.execmem import SPARK_STORAGE_FRACTION
+    from lrc.execmem import SPARK_STORAGE_FRACTION, storage_fraction_of
 
-    return float((conf or {}).get("spark.memory.storageFraction", SPARK_STORAGE_FRACTION))
+    sf = storage_fraction_of(conf)
+    return SPARK_STORAGE_FRACTION if sf is None else sf
 
 
 def admit_of(conf: dict | None, policy: str, default: str | None = None) -> bool:

@@ -20,7 +20,7 @@ final class Events {
   /** Every event type the shim emits; the wire name is the lower-case constant name. */
   enum Type {
     JOB_START, STAGE_SUBMITTED, STAGE_COMPLETED, TASK_END, TASK_CACHE, BLOCK, UNPERSIST, JOB_END,
-    EXECUTOR_ADDED, EXECUTOR_REMOVED, EXECUTOR_PLUGIN, TABLE_IN_FORCE, TABLE_APPLIED, APP_END;
+    EXECUTOR_ADDED, EXECUTOR_REMOVED, BLOCK_MANAGER, EXECUTOR_PLUGIN, TABLE_IN_FORCE, TABLE_APPLIED, APP_END;
 
     String wireName() {
       return name().toLowerCase(Locale.ROOT);
@@ -176,6 +176,12 @@ final class Events {
 
   static String executorRemoved(String executor) {
     return new JsonLine(Type.EXECUTOR_REMOVED).put("executor", executor).text();
+  }
+
+  /** A block manager's unified memory (on-heap storage + execution, the region a task's
+   * execution claims come from: lrc.execmem); in local mode the driver's is the executor's. */
+  static String blockManager(String executor, long memory) {
+    return new JsonLine(Type.BLOCK_MANAGER).put("executor", executor).put("mem", memory).text();
   }
 
   static String appEnd(long time) {

@@ -15,6 +15,7 @@ import org.apache.spark.SparkContext$;
 import org.apache.spark.scheduler.JobSucceeded$;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerApplicationEnd;
+import org.apache.spark.scheduler.SparkListenerBlockManagerAdded;
 import org.apache.spark.scheduler.SparkListenerBlockUpdated;
 import org.apache.spark.scheduler.SparkListenerExecutorAdded;
 import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
@@ -210,6 +211,12 @@ public class LrcListener extends SparkListener {
   @Override
   public void onExecutorRemoved(SparkListenerExecutorRemoved e) {
     record("an executor removal", () -> Events.executorRemoved(e.executorId()));
+  }
+
+  @Override
+  public void onBlockManagerAdded(SparkListenerBlockManagerAdded e) {
+    record("a block manager", () -> Events.blockManager(e.blockManagerId().executorId(),
+        e.maxOnHeapMem().isDefined() ? (Long) e.maxOnHeapMem().get() : e.maxMem()));
   }
 
   @Override
