@@ -13,7 +13,9 @@ What becomes of the log (field names are Spark's):
   their exact ``range`` / ``explicit`` mapping from the partition counts), one outside it a
   shuffle: the same rule the live plugin applies to listener data without its lineage walk
   (``spark_plugin.events``). A stage of a job that is never submitted is a skipped stage, as
-  live. An RDD is cached if its storage level was ever valid (memory or disk).
+  live; a stage another depends on writes a shuffle, numbered by its final RDD (the log has no
+  shuffle ids), so that a later job's map stage of a shuffle written before is predicted
+  skipped, as live. An RDD is cached if its storage level was ever valid (memory or disk).
 - Events in log order: job start, stage submitted, successful task ends (stage, partition
   from "Partition ID", else "Index", executor, duration = Finish Time - Launch Time),
   stage completed, unpersist (``SparkListenerUnpersistRDD``), job end.
@@ -47,7 +49,7 @@ from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
 from lrc.eventlog_sizes import input_metrics_sizes
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
-                                 int_field, list_field, storage_level, str_field)
+                                 id_list, int_field, list_field, storage_level, str_field)
 from lrc.execmem import executor_memory, storage_fraction_of
 from lrc.unroll import SPARK_UNROLL_THRESHOLD, threshold_of
 from lrc.eventlog_files import codec_of, eventlog_files, is_eventlog, lines  # noqa: F401 - is_eventlog is this module's API too
@@ -128,6 +130,7 @@ class _Parser:
         self.storage_fraction: float | None = None  # spark.memory.storageFraction, when set
         self.unroll_threshold = SPARK_UNROLL_THRESHOLD  # spark.storage.unrollMemoryThreshold
         self.gpus: dict[int, float] = {}  # resource profile -> GPUs per task (stage-level)
+        self.shuffle_ids: dict[int, int] = {}  # a map stage's final RDD -> its shuffle's number
         self.skipped: Counter = Counter()
         self._logged = 0
 
@@ -146,7 +149,17 @@ class _Parser:
         for si in list_field(e, "Stage Infos"):
             stage_ids.append(self._stage(si, job))
         self.jobs[job] = Job(job, tuple(stage_ids))
+        self._number_shuffles(stage_ids)
         self.events.append(Event.job_start(job))
+
+    def _number_shuffles(self, stage_ids: list[int]) -> None:
+        """A stage another depends on writes a shuffle, known by its final RDD (two shuffles of
+        one RDD are taken for one: should the second's map stage run, it is planned then)."""
+        parents = {p for s in stage_ids for p in self.stages[s].parent_ids}
+        for s in stage_ids:
+            st = self.stages[s]
+            if s in parents and st.shuffle < 0:
+                st.shuffle = self.shuffle_ids.setdefault(st.rdd_id, len(self.shuffle_ids))
 
     def _stage(self, si: Any, job: int) -> int:
         sid = int_field(si, "Stage ID")
@@ -157,10 +170,7 @@ class _Parser:
         parsed = []
         for ri in infos:
             rid = int_field(ri, "RDD ID")
-            parents = list_field(ri, "Parent IDs")
-            for p in parents:
-                if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
-                    raise FieldError(f"RDD {rid}: parent id {p!r} is not a valid RDD id"[:200])
+            parents = id_list(list_field(ri, "Parent IDs"), f"RDD {rid}: parent RDD id")
             parts = int_field(ri, "Number of Partitions", 0, MAX_PARTITIONS)
             level = storage_level(get_field(ri, "Storage Level"))
             parsed.append((rid, str_field(ri, "Name", ""), str_field(ri, "Callsite", ""), parts,
@@ -178,10 +188,7 @@ class _Parser:
                 self.ever_cached[rid] = level
         final = parsed[0][0]
         parts = parsed[0][3]
-        stage_parents = list_field(si, "Parent IDs")
-        for p in stage_parents:
-            if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
-                raise FieldError(f"stage {sid}: parent stage id {p!r} is not valid"[:200])
+        stage_parents = id_list(list_field(si, "Parent IDs"), f"stage {sid}: parent stage id")
         profile = int_field(si, "Resource Profile Id") if "Resource Profile Id" in si else 0
         self.stages[sid] = Stage(sid, final, tasks, tuple(stage_parents), job,
                                  None if tasks >= parts else tuple(range(tasks)),

@@ -99,3 +99,11 @@ def gpus_per_task(e: Any) -> float:
     if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 <= amount <= 1e6:
         raise FieldError(f"GPU amount {amount!r} must be a number in [0, 1e6]"[:200])
     return float(amount)
+
+
+def id_list(values: list, what: str) -> list[int]:
+    """``values``, checked to be ids (whole numbers in [0, MAX_ID]); FieldError naming ``what``."""
+    for p in values:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_ID:
+            raise FieldError(f"{what} {p!r} is not valid"[:200])
+    return values

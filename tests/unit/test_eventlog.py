@@ -471,3 +471,34 @@ def test_a_stage_takes_the_gpus_of_its_resource_profile_and_a_bad_profile_is_ski
     el = read_eventlog(write(tmp_path / "app-1", ev))
     assert {s.id: s.gpus for s in el.trace.dag.stages.values()} == {0: 0.0, 1: 0.5, 2: 0.0, 3: 0.0}
     assert any("GPU amount" in w for w in el.warnings), el.warnings
+
+
+def test_a_later_jobs_map_stage_of_a_written_shuffle_is_predicted_skipped(tmp_path):
+    """The log names no shuffle: a map stage is numbered by its final RDD, so job 1's stage 2
+    (stage 0's shuffle again, under a new id, as Spark lists it) is predicted skipped and plans
+    no read of the cached RDD 1 (without the number it planned 4, never made: on a recorded
+    PageRank's log crd with admission kept dead rank generations for them, 0.61 hit ratio at
+    F = 0.7 against 1.0 from the spark-lrc trace of the same run)."""
+    from lrc.planner import Planner
+
+    r1 = rdd(1, [0], level=MEM)
+    s0, s1 = stage(0, [rdd(4, [1]), r1, rdd(0)]), stage(1, [rdd(2, [4])], parents=[0])
+    s2, s3 = stage(2, [rdd(4, [1]), r1, rdd(0)]), stage(3, [rdd(5, [4])], parents=[2])
+    ev = [job_start(0, [s0, s1]), submitted(s0), *[task(0, p) for p in range(4)], completed(s0),
+          submitted(s1), *[task(1, p) for p in range(4)], completed(s1),
+          {"Event": "SparkListenerJobEnd", "Job ID": 0, "Completion Time": 2,
+           "Job Result": {"Result": "JobSucceeded"}},
+          job_start(1, [s2, s3]), submitted(s3), *[task(3, p) for p in range(4)], completed(s3)]
+    dag = read_eventlog(write(tmp_path / "app-2", ev)).trace.dag
+    assert dag.stages[0].shuffle == dag.stages[2].shuffle >= 0
+    assert dag.stages[1].shuffle == dag.stages[3].shuffle == -1
+    p = Planner("lrc")
+    p.add_job(dag.jobs[0], [dag.stages[0], dag.stages[1]], list(dag.rdds.values()))
+    for s in (0, 1):
+        p.stage_submitted(s)
+        for q in range(4):
+            p.task_finished(s, q)
+        p.stage_completed(s)
+    p.job_ended(0)
+    p.add_job(dag.jobs[1], [dag.stages[2], dag.stages[3]], [])
+    assert 2 not in p.refs.pending and not any(p.refs.count.get((1, q)) for q in range(4))
