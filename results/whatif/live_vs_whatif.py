@@ -45,9 +45,11 @@ def table(bench: dict, whatif: dict, workload: str) -> str:
     by_frac: dict = {}
     by_bytes: dict = {}
     for row in whatif["rows"]:
-        key = (round(float(row["cache_fraction"]), 6), row["policy"])
+        # a live policy with admission (crd+admit) is the what-if row replayed with it
+        policy = row["policy"] + ("+admit" if row.get("admit") else "")
+        key = (round(float(row["cache_fraction"]), 6), policy)
         if not _is_fraction(row.get("size")):  # asked in bytes ("3.0 MiB")
-            by_bytes[(int(row["per_executor_bytes"]), row["policy"])] = row
+            by_bytes[(int(row["per_executor_bytes"]), policy)] = row
         else:
             by_frac[key] = row
     lines = ["| F | policy | live hit ratio (runs) | what-if hit ratio (fraction / live bytes) "
