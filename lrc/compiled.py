@@ -104,7 +104,8 @@ class CompiledTrace:
         if r is None:
             rdds = self.trace.dag.rdds
             r = self._steps[threshold] = [
-                reserve_steps(s, threshold, rdds[b[0]].elements(b[1]) if b[0] in rdds else None)
+                reserve_steps(s, threshold, rdds[b[0]].elements(b[1]), rdds[b[0]].serialized)
+                if b[0] in rdds else reserve_steps(s, threshold)
                 for s, b in zip(self.sizes, self.blocks)]
         return r
 

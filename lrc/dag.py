@@ -123,6 +123,11 @@ class RDD:
         return n if n is None or isinstance(n, int) else int(n[p])
 
     @property
+    def serialized(self) -> bool:
+        """Stored as bytes (a ``_SER`` level: PySpark's pickled batches, a DataFrame's)."""
+        return "SER" in self.storage_level
+
+    @property
     def uses_disk(self) -> bool:
         """Evicted blocks go to disk (MEMORY_AND_DISK...) instead of being dropped."""
         return "DISK" in self.storage_level

@@ -85,8 +85,8 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
             return
         stamp = tick()
         rdd = dag.rdds.get(blocks[b][0])
-        steps = reserve_steps(sizes[b], unroll_threshold, rdd.elements(blocks[b][1]) if rdd
-                              else None) if unroll_threshold else (sizes[b],)
+        steps = reserve_steps(sizes[b], unroll_threshold, *((rdd.elements(blocks[b][1]),
+                              rdd.serialized) if rdd else ())) if unroll_threshold else (sizes[b],)
         need = used[ex] + steps[-1] - caps[ex]
         victims = lowest(need, b, ex, pinned) if need > 0 else []
         if victims is None:  # not stored; Spark reserved the earlier steps first, evicting

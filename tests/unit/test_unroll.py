@@ -40,9 +40,11 @@ def test_the_threshold_is_a_whole_number_of_bytes_as_spark_reads_it():
 @pytest.mark.parametrize("level", ["MEMORY_ONLY", "MEMORY_AND_DISK_SER"])
 def test_every_storage_level_reserves_the_same_way(level):
     """Spark 4's MemoryStore.putIterator reserves 1.5x the estimate for serialized levels as for
-    deserialized ones (Spark 2 reserved only a serialized buffer's size)."""
+    deserialized ones (Spark 2 reserved only a serialized buffer's size): one value of 1 MB asks
+    1.5 MB at either (without a count a serialized block is taken as many small values)."""
     d = AppDAG()
-    d.add_rdd(RDD(0, 1, cached=True, storage_level=level, block_bytes=[1_000_000]))
+    d.add_rdd(RDD(0, 1, cached=True, storage_level=level, block_bytes=[1_000_000],
+                  block_elements=[1]))
     d.add_stage(Stage(0, 0, 1, job_id=0))
     d.add_job(Job(0, (0,)))
     reads, creates = d.task_reads(0, 0, set())
@@ -103,6 +105,17 @@ def test_many_small_elements_reserve_less_than_one_large_one():
                                                      745500, 1129500)
     assert reserve_steps(1_000_000, 65536, 10) == (65536, 150000, 1_000_000)
     assert reserve_steps(1_000_000, 65536, None) == reserve_steps(1_000_000, 65536, 1)
+
+
+def test_a_serialized_block_without_a_count_is_taken_as_values_of_64_kib():
+    """PySpark's pickled batches (and a DataFrame's cached batches): near 1x the block, where
+    the one-element rule of a deserialized block asks 1.5x."""
+    steps = reserve_steps(1_000_000, 65536, None, serialized=True)
+    assert steps == reserve_steps(1_000_000, 65536, 16)  # ceil(1,000,000 / 65,536) values
+    assert steps[-1] == 1_000_000 < reserve_bytes(1_000_000, 65536)  # 1.5 MB as one value
+    assert reserve_steps(1_000_000, 65536, 3, serialized=True) == \
+        reserve_steps(1_000_000, 65536, 3)  # a count, where known, wins
+    assert reserve_steps(1000, 65536, None, serialized=True) == (65536,)
 
 
 def test_a_trace_carries_element_counts_to_the_replay(tmp_path):
