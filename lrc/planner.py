@@ -403,9 +403,8 @@ class Planner:
     def on_disk(self, block: Hashable) -> None:
         """The block is on a disk, in no memory (MEMORY_AND_DISK, evicted or never fitted):
         Spark reads it back, not computing it again: later tasks read it, not its inputs."""
-        if block not in self.materialized:
-            self.materialized.add(block)
-            self.failed_stores.cached(block)
+        self.materialized.add(block)
+        self.failed_stores.cached(block)
 
     def cached_instead(self, block: Hashable, evicted: Iterable[Hashable]) -> None:
         """``set_cached(v, False)`` for each evicted ``v``, then ``set_cached(block, True)``, in
