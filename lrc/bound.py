@@ -80,8 +80,11 @@ def _accesses(ct: CompiledTrace) -> tuple[np.ndarray, np.ndarray, list[tuple[int
     is_read, unpersists, pos = [], [], 0
     for ev in ct.events:
         if ev[0] == 2:
-            is_read.extend([True] * len(ev[4]))
-            is_read.extend([False] * len(ev[5]))
+            if ev[8] is None:  # reads, then creates; else Spark's order (CompiledTrace)
+                is_read.extend([True] * len(ev[4]))
+                is_read.extend([False] * len(ev[5]))
+            else:
+                is_read.extend(not c for c in ev[8])
             pos += len(ev[4]) + len(ev[5])
         elif ev[0] == 5:
             unpersists.append((pos, ev[1]))

@@ -27,13 +27,18 @@ class CompiledTrace:
         for e in trace.events:
             k = KIND[e.kind]
             if k == 2:
-                reads = tuple(bid(b) for b in e.reads)
-                creates = tuple(bid(b) for b in e.creates)
-                access.extend(reads)
-                access.extend(creates)
+                order = spark_order(dag, e.stage_id, e.partition, e.reads, e.creates)
+                reads = tuple(bid(e.reads[i]) for i in order[0])
+                creates = tuple(bid(e.creates[i]) for i in order[1])
+                if order[2] is None:
+                    access.extend(reads)
+                    access.extend(creates)
+                else:
+                    it_r, it_c = iter(reads), iter(creates)
+                    access.extend(next(it_c) if c else next(it_r) for c in order[2])
                 ex = int(e.executor) if e.executor is not None and e.executor.isdigit() else -1
                 self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s,
-                                    e.exec_bytes or 0))
+                                    e.exec_bytes or 0, order[2]))
             else:
                 self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
         self.total_bytes = sum(self._size(b) for b in self.blocks)
@@ -50,7 +55,7 @@ class CompiledTrace:
         self.lineage_cost = [dag.lineage_cost(b) for b in self.blocks]
         self.events = [ev if ev[0] != 2 or ev[6] is not None else
                        ev[:6] + (sum(self.cost[c] for c in ev[5]) + dag.task_cost(ev[1], ev[2], ALL),
-                                 ev[7])
+                                 ev[7], ev[8])
                        for ev in self.events]
         # tasks claim execution memory from the cache (lrc.execmem); the replay models it
         self.max_claim = max((ev[7] for ev in self.events if ev[0] == 2), default=0)
@@ -129,3 +134,67 @@ class CompiledTrace:
             self._future = (nxt, first)
         return self._future
 
+
+
+def spark_order(dag, stage_id: int, partition: int, reads, creates
+                ) -> tuple[list[int], list[int], tuple[bool, ...] | None]:
+    """The order in which a Spark task touches its cached blocks. It computes its stage's RDD
+    by pulling from the narrow parents in dependency order (a union reads its first parent to
+    the end before its second; a zip opens its first before its second), and stores a cached
+    block as soon as that partition is computed: a block is read where a depth-first walk of
+    the lineage meets it, and stored after the blocks its computation reads. Returns the
+    indices of ``reads`` and of ``creates`` in that order, and the interleaving (True: the
+    next create) - None when every read comes before every create. Blocks the walk does not
+    meet (a partial lineage) keep their order: reads first, creates last."""
+    if not reads or (len(reads) == 1 and not creates):  # one order only: no walk
+        return list(range(len(reads))), list(range(len(creates))), None
+    want_r = {b: i for i, b in enumerate(reads)}
+    want_c = {b: i for i, b in enumerate(creates)}
+    seq = _walk_in_order(dag, stage_id, partition, want_r, want_c)
+    met_r = {i for c, i in seq if not c}
+    met_c = {i for c, i in seq if c}
+    left_r = [i for i in range(len(reads)) if i not in met_r]
+    left_c = [i for i in range(len(creates)) if i not in met_c]
+    flags = (False,) * len(left_r) + tuple(c for c, _ in seq) + (True,) * len(left_c)
+    first_create = flags.index(True) if True in flags else len(flags)
+    interleaved = not all(flags[first_create:])
+    return (left_r + [i for c, i in seq if not c], [i for c, i in seq if c] + left_c,
+            flags if interleaved else None)
+
+
+def _walk_in_order(dag, stage_id: int, partition: int, want_r: dict, want_c: dict
+                   ) -> list[tuple[bool, int]]:
+    """Depth-first from the task's block, dependencies in order: (is a create, index) of the
+    wanted blocks met, a read where it is met (its lineage is not walked), a create after its
+    lineage."""
+    try:
+        root = (dag.stage(stage_id).rdd_id, partition)
+    except (KeyError, ValueError):
+        return []
+    seq: list[tuple[bool, int]] = []
+    seen: set = set()
+    stack: list = [(root, False)]
+    while stack:
+        blk, after_lineage = stack.pop()
+        if after_lineage:
+            seq.append((True, want_c[blk]))
+            continue
+        if blk in seen:
+            continue
+        seen.add(blk)
+        if blk in want_r:
+            seq.append((False, want_r[blk]))
+            continue
+        rdd = dag.rdds.get(blk[0])
+        if rdd is None:
+            continue
+        if blk in want_c:
+            stack.append((blk, True))
+        kids = []
+        for d in rdd.deps:
+            parent = dag.rdds.get(d.parent)
+            if parent is not None and d.kind != "shuffle":
+                kids.extend((d.parent, q) for q in
+                            d.parent_partitions(blk[1], rdd.num_partitions, parent.num_partitions))
+        stack.extend((k, False) for k in reversed(kids))
+    return seq

@@ -292,6 +292,44 @@ class _Replay:
                 planner.set_cached(b, True)  # (else it would change nothing)
             return cost
 
+        def read(b: int, ex: int, pinned, hit_reads: list) -> float:
+            """A task's read of ``b`` on ``ex``: a hit is noted (ordered at the task's end), a
+            miss loads it. Returns the seconds a miss took."""
+            nonlocal stamp, pos
+            stamp += 1
+            if na is not None:
+                na[b] = nxt[pos]
+                pos += 1
+            e = where[b]
+            if e < 0:
+                return load(b, ex, pinned, True)
+            hit_reads.append((b, e, stamp))
+            return 0.0
+
+        def create(b: int, ex: int, pinned) -> None:
+            """A block the task computes: stored (or re-ordered if a copy is cached)."""
+            nonlocal stamp, pos
+            if na is not None:
+                na[b] = nxt[pos]
+                pos += 1
+            e = where[b]
+            if e < 0:
+                load(b, ex, pinned, False)
+            else:
+                stamp += 1
+                caches[e].touch(b, prio(b), stamp)
+
+        def claim_memory(ex: int, claim: int, pinned) -> None:
+            """Execution memory takes storage back until the task ends (lrc.execmem)."""
+            nonlocal exec_evictions
+            limit = storage_limit(memory, int(claim * scale), sf)
+            if limit < memory:
+                victims = caches[ex].shrink(limit, pinned)
+                if victims:
+                    dropped(victims)
+                    exec_evictions += len(victims)
+                    uncached(victims)
+
         stage_load: dict[int, list[float]] = {}
         cur_stage = busy = None
         nreads = nhits = twr = tah = tasks = 0
@@ -306,7 +344,7 @@ class _Replay:
                         and ev[1] in gpu_stages:
                     mixed.place(mixed.planned(ev[1], planner), caches, where, prio, load)
                 continue
-            _, stage, part, rec_ex, reads, creates, dur, claim = ev
+            _, stage, part, rec_ex, reads, creates, dur, claim, order = ev
             # placement: recorded executor if in range; else the one holding most input bytes
             if mixed is not None:  # (a kind of executor per stage: lrc.mixed)
                 gpu = stage in gpu_stages
@@ -328,36 +366,26 @@ class _Replay:
                 ex = part % n
             cost = dur
             hit_reads = []
-            for b in reads:
-                stamp += 1
-                if na is not None:
-                    na[b] = nxt[pos]
-                    pos += 1
-                e = where[b]
-                if e < 0:
-                    cost += load(b, ex, reads, True)
+            # the task's reads and stores in Spark's order (CompiledTrace.spark_order; None:
+            # every read first). A block stays pinned (read-locked) from the task's read of it
+            # to the task's end: a store may evict a block the task reads later, not one it read
+            read_so_far: list[int] = []
+            it_r, it_c = iter(reads), iter(creates)
+            claimed = not (claim and scale)
+            for is_create in (order or (False,) * len(reads) + (True,) * len(creates)):
+                if is_create:
+                    if not claimed:  # execution memory's claim, once the task has its inputs
+                        claim_memory(ex, claim, read_so_far)
+                        claimed = True
+                    create(next(it_c), ex, read_so_far)
                 else:
-                    hit_reads.append((b, e, stamp))
+                    b = next(it_r)
+                    cost += read(b, ex, read_so_far, hit_reads)
+                    read_so_far.append(b)
+            if not claimed:
+                claim_memory(ex, claim, read_so_far)
             if mixed is not None:
                 cost += mixed.task_reads(gpu, ex, reads, hit_reads, cost - dur, sizes)
-            if claim and scale:  # execution memory takes storage back until the task ends
-                limit = storage_limit(memory, int(claim * scale), sf)
-                if limit < memory:
-                    victims = caches[ex].shrink(limit, reads)
-                    if victims:
-                        dropped(victims)
-                        exec_evictions += len(victims)
-                        uncached(victims)
-            for b in creates:
-                if na is not None:
-                    na[b] = nxt[pos]
-                    pos += 1
-                e = where[b]
-                if e < 0:
-                    load(b, ex, reads, False)
-                else:
-                    stamp += 1
-                    caches[e].touch(b, prio(b), stamp)
             if claim and scale:
                 caches[ex].capacity = memory  # the claim ends with the task
             if refs is not None:

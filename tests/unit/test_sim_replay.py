@@ -148,7 +148,7 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
             elif kind in CONTROL:
                 getattr(planner, CONTROL[kind])(arg)
             continue
-        _, stage, part, rec, reads, creates, dur, claim = ev
+        _, stage, part, rec, reads, creates, dur, claim, order = ev
         if 0 <= rec < executors:
             ex = rec
         else:
@@ -157,29 +157,45 @@ def oracle(ct: CompiledTrace, policy, f, executors=4, cores=2, refs="profile", p
                 if b in where:
                     held[where[b]] = held.get(where[b], 0) + sizes[b]
             ex = max(held, key=held.get) if held else part % executors
-        cost, hits = dur, []
-        for b in reads:
-            stamp = tick()
-            accessed(b)
-            if b in where:
-                hits.append((b, where[b], stamp))
-            else:
-                cost += fetch(b, ex, reads)
-        if claim:  # the trace knows no executor memory: claims as recorded
+        cost, hits, read_so_far = dur, [], []
+
+        def claim_memory():  # the trace knows no executor memory: claims as recorded
             caps[ex] = max(int(memory * storage_fraction), memory - claim)
             victims = []
-            for _, _, v in sorted((prio(v), s, v) for v, s in stamps[ex].items() if v not in reads):
+            for _, _, v in sorted((prio(v), s, v) for v, s in stamps[ex].items()
+                                  if v not in read_so_far):
                 if used[ex] - sum(sizes[x] for x in victims) <= caps[ex]:
                     break
                 victims.append(v)
             evict(victims, ex)
             out["exec_evictions"] += len(victims)
-        for b in creates:
+
+        # Spark's order (None: reads first); a block read stays pinned to the task's end
+        if order is None:
+            order = [False] * len(reads) + [True] * len(creates)
+        todo_r, todo_c, claimed = list(reads), list(creates), not claim
+        for is_create in order:
+            if not is_create:
+                b = todo_r.pop(0)
+                stamp = tick()
+                accessed(b)
+                if b in where:
+                    hits.append((b, where[b], stamp))
+                else:
+                    cost += fetch(b, ex, list(read_so_far))
+                read_so_far.append(b)
+                continue
+            if not claimed:
+                claim_memory()
+                claimed = True
+            b = todo_c.pop(0)
             accessed(b)
             if b in where:
                 stamps[where[b]][b] = tick()
             else:
-                insert(b, ex, reads)
+                insert(b, ex, list(read_so_far))
+        if not claimed:
+            claim_memory()
         caps[ex] = memory
         if planner is not None:
             planner.task_finished(stage, part)
