@@ -135,7 +135,6 @@ class CompiledTrace:
         return self._future
 
 
-
 def spark_order(dag, stage_id: int, partition: int, reads, creates
                 ) -> tuple[list[int], list[int], tuple[bool, ...] | None]:
     """The order in which a Spark task touches its cached blocks. It computes its stage's RDD
