@@ -1,15 +1,14 @@
 """Per run: live hit ratio, replay of its own trace with the broadcast bytes it recorded, and
-without them (a stripped copy in /tmp/s30/strip). Needs broadcasts.patch applied (the
+without them (a stripped copy in a temporary folder). Needs broadcasts.patch applied (the
 `other_bytes` field); usage: cmp.py BENCH_DIR... > cmp.jsonl"""
-import json, sys, statistics
+import json, sys, statistics, tempfile
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from lrc.trace import load_trace, save_trace
 from workloads.bench.replay import admit_of, own_run, storage_fraction
 from workloads.bench.variants import variant_conf
 
-STRIP = Path("/tmp/s30/strip")
-STRIP.mkdir(parents=True, exist_ok=True)
+STRIP = Path(tempfile.mkdtemp(prefix="lrc-strip-"))
 
 for d in sys.argv[1:]:
     res = json.loads((Path(d) / "results.json").read_text())
