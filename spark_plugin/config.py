@@ -142,6 +142,10 @@ KEYS: tuple[Key, ...] = (
         "the GPU executor without evicting a block ranked at or above the moved one."),
     Key("spark.lrc.tracePath", None, _path,
         "Write the lrc trace of this run here (Parquet; replay with `python -m lrc simulate --trace`)."),
+    Key("spark.lrc.countValues", "auto", _choice("auto", "true", "false"),
+        "Executors count the values of each serialized block they store (one read of the block, "
+        "after the task), so that a trace's replay reserves unroll memory as Spark did. auto: "
+        "on when spark.lrc.tracePath is set."),
     Key("spark.lrc.statsPath", None, _path,
         "Write spark_plugin.stats() as JSON here when the application ends."),
     Key("spark.lrc.tableWaitMs", "1000", _non_negative_int,

@@ -14,15 +14,23 @@ from jvm_shim.testing import session, stop_jvm
 pytestmark = pytest.mark.spark
 
 
-@pytest.mark.parametrize("conf, on", [({"spark.lrc.admit": "auto"}, True),  # the default's value
-                                      ({"spark.lrc.policy": "lrc"}, False),
-                                      ({"spark.lrc.admit": "false"}, False)],
-                         ids=["default-crd", "lrc", "crd-admit-false"])
-def test_executors_admit_by_rank_under_crd_unless_told_not_to(conf, on):
+TRACE = {"spark.lrc.tracePath": "TRACE"}  # the test's own tmp_path
+
+
+@pytest.mark.parametrize("conf, on, counts", [
+    ({"spark.lrc.admit": "auto", "spark.lrc.countValues": "auto"}, True, False),  # the defaults
+    ({"spark.lrc.policy": "lrc", **TRACE}, False, True),
+    ({"spark.lrc.admit": "false", **TRACE, "spark.lrc.countValues": "false"}, False, False)],
+    ids=["default-crd", "lrc-traced", "crd-admit-false-count-false"])
+def test_executors_admit_by_rank_under_crd_unless_told_not_to(conf, on, counts, tmp_path):
+    """And spark.lrc.countValues=auto: serialized blocks' values are counted when a trace is
+    recorded (ValueCount), not otherwise; an explicit value wins."""
     stop_jvm()  # a JVM launched by an earlier module keeps its spark.lrc.* confs: the default
+    conf = {k: str(tmp_path / "t.parquet") if v == "TRACE" else v for k, v in conf.items()}
     spark = session("local[1]", {**BASE_CONF, **conf}, app_name="admit-default")
     try:
         probe = spark.sparkContext._jvm.org.sparklrc.bench.CopyGuardProbe
         assert probe.admitOn() is on
+        assert probe.countValuesOn() is counts
     finally:
         stop_jvm()  # the next case's session must not inherit this JVM's spark.lrc.* confs

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "events.jsonl"
 CONF = {**BASE_CONF, **PRESSURE_CONF, "spark.lrc.tableWaitMs": "5000",
-        "spark.executor.memory": "512m"}
+        "spark.executor.memory": "512m", "spark.lrc.countValues": "true"}
 MAP_FIELDS = {"resources"}  # keyed by data (resource names), not by field names
 
 
@@ -103,6 +103,12 @@ def run():
             assert counted.count() == 1000
             counted_id = counted.id()
             counted.unpersist(True)
+            # the same, serialized (MEMORY_ONLY_SER): counted by reading the block back
+            counted_ser = sc._jsc.sc().range(0, 1000, 1, 2).persist(
+                sc._jvm.org.apache.spark.storage.StorageLevel.MEMORY_ONLY_SER())
+            assert counted_ser.count() == 1000
+            counted_ser_id = counted_ser.id()
+            counted_ser.unpersist(True)
             full = wire.encode_arrays({3: [0.1, 1e-7, 12345678.5, -2, math.inf, -math.inf], 4: []})
             decoded = sc._jvm.org.sparklrc.TableCodec.parseArrays(
                 full + ";" + wire.encode_updates({3: {1: -math.inf, 7: 2.5}, 5: {2: 1.5}}))
@@ -115,7 +121,7 @@ def run():
     ev.drain()  # the driver JVM (and its static buffer) outlives the context: app_end
     assert job_done(1)(ev.all)
     return {"events": ev.all, "java_types": java_types, "decoded": decoded,
-            "counted": counted_id}
+            "counted": counted_id, "counted_ser": counted_ser_id}
 
 
 def test_every_event_type_appears_and_python_knows_exactly_those(run):
@@ -148,15 +154,17 @@ def test_priorities_encoded_in_python_reach_the_executors_eviction_order(run):
 
 
 def test_executors_count_the_values_of_the_blocks_they_store(run):
-    """A deserialized block's count is its array's length; a PySpark block is serialized bytes,
-    whose values the shim does not read (-1)."""
+    """A deserialized block's count is its array's length; a serialized one's (spark.lrc.
+    countValues=true) is read back after the task: a JVM RDD's 500 longs, and a PySpark block's
+    pickled batches - one each, a single 600 KB record per partition."""
     counts: dict[int, set[int]] = {}
     for e in run["events"]:
         if e["e"] == "task_cache":
             for name, n in zip(e["puts"], e["put_elements"], strict=True):
                 counts.setdefault(int(name.split("_")[1]), set()).add(n)
     assert counts.pop(run["counted"]) == {500}
-    assert counts and set().union(*counts.values()) == {-1}
+    assert counts.pop(run["counted_ser"]) == {500}
+    assert counts and set().union(*counts.values()) == {1}
 
 
 def test_table_codec_decodes_what_wire_encodes(run):

@@ -86,6 +86,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       placeGpuInputs = settings.getBool(Settings.GPU_PLACEMENT);
       entries = install(settings);
       entries.setAdmit(settings.admit());
+      entries.setCountValues(settings.countValues());
       installed = entries;
       plugin = this;
     } catch (Throwable t) {
@@ -202,6 +203,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       if (c == null) {
         return;
       }
+      c.countLater();
       CacheMetrics cm = metrics;
       if (cm != null) {
         cm.taskReported(c, executorId); // first: no sink lags what the driver was sent

@@ -21,7 +21,6 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
-import org.apache.spark.storage.memory.DeserializedMemoryEntry;
 import org.apache.spark.storage.memory.MemoryEntry;
 
 /**
@@ -70,6 +69,7 @@ public final class PriorityEntries extends OwnStorageMap {
   private long evictedTotal = 0;
   private final transient CopyGuard copies = new CopyGuard();
   private final transient Admission admission = new Admission();
+  private volatile boolean countValues;
 
   public PriorityEntries() {
     super();
@@ -110,6 +110,16 @@ public final class PriorityEntries extends OwnStorageMap {
     } else {
       index.rekey(changed);
     }
+  }
+
+  /** Whether stores of serialized blocks report their values ({@code spark.lrc.countValues};
+   * ValueCount). */
+  public void setCountValues(boolean on) {
+    countValues = on;
+  }
+
+  public boolean countValuesOn() {
+    return countValues;
   }
 
   /** Admission on or off ({@code spark.lrc.admit}; Admission). */
@@ -248,17 +258,6 @@ public final class PriorityEntries extends OwnStorageMap {
     return table.value(e);
   }
 
-  /** The values a stored entry holds: the length of a deserialized block's array; -1 for bytes
-   * (a serialized level: counting would mean reading them). The replay's unroll reservation
-   * follows it (lrc/unroll.py). */
-  static long elements(MemoryEntry<?> value) {
-    if (value instanceof DeserializedMemoryEntry) {
-      Object values = ((DeserializedMemoryEntry<?>) value).value();
-      return values == null ? -1 : java.lang.reflect.Array.getLength(values);
-    }
-    return -1;
-  }
-
   @Override
   public MemoryEntry<?> put(BlockId key, MemoryEntry<?> value) {
     int e = table.findOrAdd(key);
@@ -282,7 +281,7 @@ public final class PriorityEntries extends OwnStorageMap {
     }
     TaskCounters c = counters();
     if (c != null) {
-      c.stored(key, elements(value));
+      c.stored(key, ValueCount.atStore(key, value, countValues), value);
     }
     return previous;
   }

@@ -28,6 +28,8 @@ final class Settings {
   static final String ENTRIES_FIELD = "spark.lrc.entriesField";
   static final String GPU_PLACEMENT = "spark.lrc.gpu.placement";
   static final String ADMIT = "spark.lrc.admit";
+  static final String COUNT_VALUES = "spark.lrc.countValues";
+  static final String TRACE_PATH = "spark.lrc.tracePath";
 
   private static final Map<String, String> BUILT_IN = loadDefaults();
 
@@ -92,6 +94,15 @@ final class Settings {
 
   boolean getBool(String key) {
     return Boolean.parseBoolean(String.valueOf(values.get(key)).trim());
+  }
+
+  /** Whether a task counts the values of the serialized blocks it stores
+   * ({@code spark.lrc.countValues}; ValueCount): true, false, or auto - on when the run records
+   * a trace ({@code spark.lrc.tracePath}), whose replay needs them. */
+  boolean countValues() {
+    String v = String.valueOf(values.get(COUNT_VALUES)).trim().toLowerCase(Locale.ROOT);
+    String trace = values.get(TRACE_PATH);
+    return "true".equals(v) || ("auto".equals(v) && trace != null && !trace.trim().isEmpty());
   }
 
   /**

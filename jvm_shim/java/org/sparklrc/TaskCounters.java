@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.RDDBlockId;
+import org.apache.spark.storage.memory.MemoryEntry;
 
 /**
  * What one task did to the cache, reported at task end. The map's per-call paths only append the
@@ -37,14 +38,16 @@ final class TaskCounters {
   // The log, in call order (appended under the map's monitor).
   private Object[] items = new Object[16];
   private byte[] kinds = new byte[16];
-  private long[] counts = new long[16]; // a PUT's element count (-1: not known)
+  private long[] counts = new long[16]; // a PUT's element count (ValueCount)
   private int n = 0;
+  // Serialized stores to count after the task: block, entry, block, entry, ... (ValueCount.LATER)
+  private final List<Object> later = new ArrayList<>(0);
 
   // The report (filled by finish()).
   final LinkedHashSet<String> hits = new LinkedHashSet<>();
   final LinkedHashSet<String> puts = new LinkedHashSet<>();
   /** Per entry of {@code puts}, in its order: the values the stored block holds, -1 if not known
-   * (a serialized level). */
+   * (ValueCount; a serialized level's are counted by {@link #countLater()}). */
   final List<Long> putElements = new ArrayList<>();
   final LinkedHashSet<String> evicted = new LinkedHashSet<>();
   final List<Eviction> evictions = new ArrayList<>();
@@ -65,10 +68,14 @@ final class TaskCounters {
     log(GET, id, 0);
   }
 
-  /** The task stored a block of {@code elements} values (-1: not known); the evictions before
-   * it made room for it. */
-  void stored(BlockId id, long elements) {
+  /** The task stored a block of {@code elements} values (ValueCount.atStore); the evictions
+   * before it made room for it. */
+  void stored(BlockId id, long elements, MemoryEntry<?> value) {
     log(PUT, id, elements);
+    if (elements == ValueCount.LATER) {
+      later.add(id);
+      later.add(value);
+    }
   }
 
   void evicted(Eviction e) {
@@ -108,5 +115,26 @@ final class TaskCounters {
     }
     n = 0;
     return this;
+  }
+
+  /** After {@link #finish()}, outside the map's monitor: counts the values of the serialized
+   * blocks the task stored (ValueCount.read; the first store of a block in the task). */
+  void countLater() {
+    if (later.isEmpty()) {
+      return;
+    }
+    java.util.Map<String, Integer> index = new java.util.HashMap<>();
+    for (String name : puts) {
+      index.put(name, index.size());
+    }
+    for (int i = 0; i < later.size(); i += 2) {
+      BlockId id = (BlockId) later.get(i);
+      Integer at = index.get(id.name());
+      if (at != null && putElements.get(at) == ValueCount.LATER) {
+        putElements.set(at, ValueCount.read(id, later.get(i + 1)));
+      }
+    }
+    later.clear();
+    putElements.replaceAll(v -> v == ValueCount.LATER ? ValueCount.UNKNOWN : v);
   }
 }

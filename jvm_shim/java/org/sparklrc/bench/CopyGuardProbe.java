@@ -86,6 +86,11 @@ public final class CopyGuardProbe {
     return LrcExecutorPlugin.installedEntries().admitOn();
   }
 
+  /** Whether this JVM's executor counts serialized blocks' values (as its settings resolved it). */
+  public static boolean countValuesOn() {
+    return LrcExecutorPlugin.installedEntries().countValuesOn();
+  }
+
   /** Version of the table in force here. */
   public static long version() {
     return LrcExecutorPlugin.installedEntries().version();
