@@ -6,7 +6,9 @@ from __future__ import annotations
 # what a variant's suffix changes: where the brain runs, or no brain at all (the JVM shim alone)
 SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
             "trace": {},  # +trace: the spec names a trace path (the overhead runner)
-            "admit": {"spark.lrc.admit": "true"}}
+            "admit": {"spark.lrc.admit": "true"},
+            # +nocount: serialized blocks' values not counted (what counting costs a traced run)
+            "nocount": {"spark.lrc.countValues": "false"}}
 
 
 def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
@@ -15,5 +17,5 @@ def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
     policy, _, suffix = variant.partition("+")
     if suffix not in SUFFIXES:
         raise SystemExit(f"unknown variant {variant!r} (POLICY, POLICY+sidecar, POLICY+shim, "
-                         f"POLICY+trace or POLICY+admit)")
+                         f"POLICY+trace, POLICY+admit or POLICY+nocount)")
     return policy, dict(SUFFIXES[suffix])
