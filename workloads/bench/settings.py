@@ -14,9 +14,10 @@ REFS = ("online", "profile")
 
 
 def _benchable(policy: str) -> bool:
-    """A live policy, bare or `+admit` (the other variants measure cost: `workloads.overhead`)."""
+    """A live policy, bare, `+admit` or `+nocount` (the other variants measure the brain's cost:
+    `workloads.overhead`)."""
     base, _, suffix = policy.partition("+")
-    return base in LIVE and suffix in ("", "admit")
+    return base in LIVE and suffix in ("", "admit", "nocount")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Settings:
         bad = [p for p in self.policies if p != PLAIN and not _benchable(p)]
         if bad:
             raise SystemExit(f"unknown live policies {bad}; valid: {', '.join(LIVE)}, each "
-                             f"optionally +admit (spark.lrc.admit on), and {PLAIN} (Spark "
+                             f"optionally +admit (spark.lrc.admit on) or +nocount (spark.lrc.countValues off), and {PLAIN} (Spark "
                              f"without spark-lrc at the same cache fraction)")
         if any(not 0 < f for f in self.fractions):
             raise SystemExit("cache fractions must be > 0")
