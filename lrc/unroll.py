@@ -10,18 +10,20 @@ next read) while what the earlier steps evicted stays evicted.
 
 A partition of one large element - a GraphX vertex or edge partition, a DataFrame's cached batch -
 reserves 1.5x its size at its first check; one of many small elements grows towards 1x-1.5x in
-steps. A trace knows a block's element count when the executor that stored it could count its
-values (a deserialized level: spark-lrc's shim reports the length of the stored array); the steps
-then follow Spark's checks with the elements taken as equal in size. A serialized block has no
-count (its values are bytes the shim does not read, and an event log has no counts at all): it is
-taken as values of 64 KiB (``SERIALIZED_VALUE_BYTES``: PySpark's pickled batches grow to about
-that; a DataFrame's cached batches are few and large, and both end near 1x the block). Measured
-on 132 live runs of six workloads (pagerank, cc, zip, ml, sql, tpch; results/whatif/online/
-README.md), the replay of each run's own trace is then 3.9 points from the live hit ratio on
-average, against 12.0 with the one-element rule it replaces for them (ml 37 -> 1.6, sql 13 ->
-1.3, cc 15.5 -> 11, tpch 6.6 -> 4.6, zip 3.8 both, pagerank 2.3 -> 3.3). A deserialized block
-without a count (an event log's GraphX partition) keeps the one-element rule: the threshold, then
-1.5x the block (the threshold alone for a block below it).
+steps. A trace knows a block's element count when the executor that stored it counted its values:
+a deserialized level's stored array (free), a serialized level's values read back after the task
+(``spark.lrc.countValues``, on when a trace is recorded; the shim's ValueCount); the steps then
+follow Spark's checks with the values taken as equal in size. A serialized block without a count
+(a run recorded without counting, an event log: it has no counts at all) is taken as values of
+64 KiB (``SERIALIZED_VALUE_BYTES``: PySpark's pickled batches grow to about that; a DataFrame's
+cached batches are few and large, and both end near 1x the block). Measured on 132 live runs of
+six workloads (pagerank, cc, zip, ml, sql, tpch; results/whatif/online/README.md), the replay of
+each run's own trace is then 3.9 points from the live hit ratio on average, against 12.0 with the
+one-element rule it replaces for them; the count is what that rule cannot know: a 709 KiB PySpark
+block of ~18 doubling batches reaches Spark's 17th-value check and reserves ~1.4x (1.2-1.6x in
+Spark's executor log), where 64 KiB values (12) end at 1.0x (results/fidelity/values/). A deserialized block without a count (an
+event log's GraphX partition) keeps the one-element rule: the threshold, then 1.5x the block (the
+threshold alone for a block below it).
 """
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
                      exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem)
     task_cache       executor, stage, partition, task, hits, puts, evicted (block names),
                      put_elements (per entry of puts, the values the stored block holds;
-                     -1: not known, a serialized level), evictions: [{block, order
+                     -1: not known - a serialized level with spark.lrc.countValues off),
+                     evictions: [{block, order
                      ("priority" | "lru"), priority (null if infinite), for (block stored
                      next, or null)}], table_version
     block            executor, block, level, mem, disk (bytes), time

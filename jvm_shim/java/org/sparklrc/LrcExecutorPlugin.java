@@ -229,6 +229,10 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   @Override
   public void shutdown() {
     try {
+      String counted = ValueCount.cost();
+      if (counted != null) {
+        LrcLog.info("spark-lrc: executor " + executorId + ": " + counted);
+      }
       TableWatch w = watch;
       if (w != null) {
         w.stop();

@@ -21,8 +21,18 @@ final class ValueCount {
   static final long UNKNOWN = -1;
   /** A serialized block to read after the task ({@link #read}). */
   static final long LATER = -2;
+  // What counting cost this JVM: blocks read, their bytes, the time (logged at shutdown)
+  private static final java.util.concurrent.atomic.AtomicLongArray COST =
+      new java.util.concurrent.atomic.AtomicLongArray(3);
 
   private ValueCount() {}
+
+  /** "N serialized blocks (B bytes) counted in T ms", or null if none was. */
+  static String cost() {
+    long n = COST.get(0);
+    return n == 0 ? null : n + " serialized blocks (" + COST.get(1) + " bytes) counted in "
+        + String.format(java.util.Locale.ROOT, "%.1f", COST.get(2) / 1e6) + " ms";
+  }
 
   /** At the store, under the map's monitor (O(1)). */
   static long atStore(BlockId id, MemoryEntry<?> value, boolean countSerialized) {
@@ -40,6 +50,7 @@ final class ValueCount {
   /** Counts a serialized block's values by deserializing them; UNKNOWN if that fails. */
   @SuppressWarnings("unchecked")
   static long read(BlockId id, Object value) {
+    long t0 = System.nanoTime();
     try {
       SerializedMemoryEntry<Object> e = (SerializedMemoryEntry<Object>) value;
       scala.collection.Iterator<Object> it = SparkEnv.get().serializerManager()
@@ -49,6 +60,9 @@ final class ValueCount {
         it.next();
         n++;
       }
+      COST.incrementAndGet(0);
+      COST.addAndGet(1, e.size());
+      COST.addAndGet(2, System.nanoTime() - t0);
       return n;
     } catch (VirtualMachineError fatal) {
       throw fatal;
