@@ -8,6 +8,7 @@ then estimates). Every eventLog conf is set explicitly: PySpark's builder option
 session within one process."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import pytest
@@ -84,7 +85,21 @@ def _unpersisted(trace) -> list[int]:
     return sorted(e.rdd_id for e in trace.events if e.kind == "unpersist")
 
 
+def _uncounted(recorded):
+    """The recorded trace without serialized blocks' value counts, which an event log cannot
+    carry (the executors count them when a trace is recorded: spark.lrc.countValues=auto)."""
+    serialized = [r for r in recorded.dag.rdds.values() if r.cached and r.serialized]
+    assert serialized and all(r.block_elements is not None for r in serialized), \
+        "the recorder got no value counts for the serialized (PySpark) blocks"
+    out = copy.deepcopy(recorded)
+    for r in out.dag.rdds.values():
+        if r.serialized:
+            r.block_elements = None
+    return out
+
+
 def _compare(el_trace, recorded, tolerance=0.02):
+    recorded = _uncounted(recorded)
     assert _reads(el_trace) == _reads(recorded), "reads per block differ"
     assert _preloaded_counts(el_trace) == _preloaded_counts(recorded)
     assert _order(el_trace) == _order(recorded)
