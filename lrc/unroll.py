@@ -21,9 +21,9 @@ six workloads (pagerank, cc, zip, ml, sql, tpch; results/whatif/online/README.md
 each run's own trace is then 3.9 points from the live hit ratio on average, against 12.0 with the
 one-element rule it replaces for them; the count is what that rule cannot know: a 709 KiB PySpark
 block of ~18 doubling batches reaches Spark's 17th-value check and reserves ~1.4x (1.2-1.6x in
-Spark's executor log), where 64 KiB values (12) end at 1.0x (results/fidelity/values/). A deserialized block without a count (an
-event log's GraphX partition) keeps the one-element rule: the threshold, then 1.5x the block (the
-threshold alone for a block below it).
+Spark's executor log), where 64 KiB values (12) end at 1.0x (results/fidelity/values/). A
+deserialized block without a count (an event log's GraphX partition) keeps the one-element rule:
+the threshold, then 1.5x the block (the threshold alone for a block below it).
 """
 from __future__ import annotations
 
