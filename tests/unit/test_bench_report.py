@@ -205,8 +205,8 @@ def test_bench_is_whole_after_construction(tmp_path):
     admit = b.spec("zip", "crd", 0.25, "tag", extra={"spark.lrc.admit": "true"})
     assert admit["conf"] == {"spark.k": "v", "spark.lrc.admit": "true",
                              "spark.memory.fraction": "0.25"}
-    Settings(out=tmp_path, workloads=["zip"], policies=["lru", "crd+admit", "plain"],
-             fractions=[0.5])
+    Settings(out=tmp_path, workloads=["zip"], fractions=[0.5],
+             policies=["lru", "crd+admit", "crd+noadmit", "crd+throttle", "plain"])
     for bad in ({"policies": ["fifo"]}, {"policies": ["crd+shim"]}, {"policies": ["fifo+admit"]},
                 {"fractions": [0.0]}, {"repeat": 0},
                 {"scales": {"cc": 2}}, {"refs": "later"}):
@@ -576,3 +576,4 @@ def test_replays_follow_the_runs_admission_setting(tmp_path):
     assert admit_of(None, "crd") and admit_of({"spark.lrc.admit": "auto"}, "crd")
     assert not admit_of(None, "crd", "false") and not admit_of({"spark.lrc.admit": "false"}, "crd")
     assert admit_of({"spark.lrc.admit": "false"}, "lerc+admit")
+    assert not admit_of(None, "crd+noadmit")  # the variant that measures what admission costs

@@ -17,8 +17,9 @@ def parser() -> argparse.ArgumentParser:
                                              "policy at equal cache pressure.")
     ap.add_argument("--workloads", default="pagerank,cc,zip,sql")
     ap.add_argument("--policies", default="lru,lrc,lerc,crd",
-                    help="live policies, each optionally +admit (spark.lrc.admit on: crd+admit), "
-                         "and plain (Spark without spark-lrc)")
+                    help="live policies, each optionally +admit / +noadmit (spark.lrc.admit on / "
+                         "off: crd+noadmit), +throttle (spark.lrc.publishMs=100) or +nocount "
+                         "(spark.lrc.countValues off), and plain (Spark without spark-lrc)")
     ap.add_argument("--cache-fraction", default="0.3,0.5,0.7",
                     help="storage memory relative to the workload's cached working set")
     ap.add_argument("--repeat", type=int, default=3)

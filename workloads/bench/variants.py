@@ -7,6 +7,10 @@ from __future__ import annotations
 SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lrc.brain": "false"},
             "trace": {},  # +trace: the spec names a trace path (the overhead runner)
             "admit": {"spark.lrc.admit": "true"},
+            # +noadmit: admission off where the default (auto) would turn it on (what it costs)
+            "noadmit": {"spark.lrc.admit": "false"},
+            # +throttle: count changes published at most every 100 ms (what a table per task costs)
+            "throttle": {"spark.lrc.publishMs": "100"},
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
             "nocount": {"spark.lrc.countValues": "false"}}
 
@@ -17,5 +21,5 @@ def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
     policy, _, suffix = variant.partition("+")
     if suffix not in SUFFIXES:
         raise SystemExit(f"unknown variant {variant!r} (POLICY, POLICY+sidecar, POLICY+shim, "
-                         f"POLICY+trace, POLICY+admit or POLICY+nocount)")
+                         f"POLICY+trace, POLICY+admit, POLICY+noadmit, POLICY+throttle or POLICY+nocount)")
     return policy, dict(SUFFIXES[suffix])
