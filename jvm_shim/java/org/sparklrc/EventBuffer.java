@@ -18,8 +18,8 @@ final class EventBuffer {
   private static long oldestNs = System.nanoTime();
   /** A buffered line ends a lingering drain at once (a job start); cleared when emptied. */
   private static boolean urgent = false;
-  /** Task ends are urgent too: under a count-based policy each moves reference counts, which
-   * executors should have before the next tasks evict (not under lru: no count is published). */
+  /** Task ends are urgent too when the brain publishes each one's count changes at once
+   * (Settings#taskEndsUrgent): executors should have them before the next tasks evict. */
   private static volatile boolean taskEndsUrgent = true;
   /**
    * Most characters one drain returns on a py4j connection without TCP_NODELAY (see NoDelay). py4j
@@ -34,11 +34,11 @@ final class EventBuffer {
 
   private EventBuffer() {}
 
-  /** A new application under {@code policy}: empty buffer, new capacity, and whether its task
-   * ends are urgent (see above). */
-  static void reset(int newCapacity, String policy) {
+  /** A new application: empty buffer, new capacity, and whether its task ends are urgent (see
+   * above). */
+  static void reset(int newCapacity, boolean urgentTaskEnds) {
     synchronized (LOCK) {
-      taskEndsUrgent = !"lru".equals(String.valueOf(policy).trim().toLowerCase());
+      taskEndsUrgent = urgentTaskEnds;
       LINES.clear();
       ACTIVE_JOBS.clear();
       Described.reset();

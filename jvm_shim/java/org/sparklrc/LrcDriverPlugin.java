@@ -45,7 +45,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
       forExecutors = settings.asMap();
       this.sc = sc;
       EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE),
-          settings.get(Settings.POLICY));
+          settings.taskEndsUrgent());
       Lineage.resetCache();
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();

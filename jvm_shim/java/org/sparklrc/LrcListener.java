@@ -45,7 +45,7 @@ public class LrcListener extends SparkListener {
     if (!Settings.pluginConfigured(conf)) { // else LrcDriverPlugin.init already reset the buffer
       Settings settings = Settings.fromConf(conf);
       EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE),
-          settings.get(Settings.POLICY));
+          settings.taskEndsUrgent());
     }
   }
 

@@ -30,6 +30,7 @@ final class Settings {
   static final String ADMIT = "spark.lrc.admit";
   static final String COUNT_VALUES = "spark.lrc.countValues";
   static final String TRACE_PATH = "spark.lrc.tracePath";
+  static final String PUBLISH_MS = "spark.lrc.publishMs";
 
   private static final Map<String, String> BUILT_IN = loadDefaults();
 
@@ -103,6 +104,15 @@ final class Settings {
     String v = String.valueOf(values.get(COUNT_VALUES)).trim().toLowerCase(Locale.ROOT);
     String trace = values.get(TRACE_PATH);
     return "true".equals(v) || ("auto".equals(v) && trace != null && !trace.trim().isEmpty());
+  }
+
+  /** Whether a task end wakes the brain at once: under a count-based policy whose count changes
+   * are published after every batch ({@code spark.lrc.publishMs} = 0). Not under lru (it publishes
+   * no counts), nor when publishes wait for their period anyway: then a task end waits in the
+   * buffer like other events ({@code spark.lrc.batchMs}) instead of costing a drain each. */
+  boolean taskEndsUrgent() {
+    String policy = String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
+    return !"lru".equals(policy) && getLong(PUBLISH_MS) == 0;
   }
 
   /**
