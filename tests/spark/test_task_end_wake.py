@@ -20,11 +20,6 @@ WAIT_S = 6.0  # the lingering drain's longest wait; the first task ends well wit
 SLOW_TASK_S = 20.0  # the second task: still running when either drain returns (then cancelled)
 
 
-def _nap(seconds: float) -> float:
-    time.sleep(seconds)
-    return seconds
-
-
 @pytest.mark.parametrize("publish_ms", [0, 500])
 def test_a_task_end_ends_a_lingering_drain_only_without_a_publish_period(publish_ms):
     spark = session("local[1]", {**BASE_CONF, "spark.lrc.policy": "lrc",
@@ -34,7 +29,8 @@ def test_a_task_end_ends_a_lingering_drain_only_without_a_publish_period(publish
         sc, b = spark.sparkContext, bridge(spark)
         sc._jsc.sc().listenerBus().waitUntilEmpty()
         b.drainWait(100_000, 0, 0, False)  # the session's own events
-        rdd = sc.parallelize([1.0, SLOW_TASK_S], 2).map(_nap)  # local[1]: one task after the other
+        # local[1]: one task after the other (a lambda: the workers cannot import this module)
+        rdd = sc.parallelize([1.0, SLOW_TASK_S], 2).map(lambda s: time.sleep(s) or s)
         job = threading.Thread(target=lambda: _swallow(rdd.collect), daemon=True)
         job.start()
         seen = ""
