@@ -33,7 +33,7 @@ from workloads.bench import machine
 from workloads.bench.child import run_child
 from workloads.bench.cli import parse_conf, parse_kwargs, parse_list
 from workloads.bench.goals import OVERHEAD
-from workloads.bench.variants import variant_conf
+from workloads.bench.variants import SUFFIXES, described, variant_conf
 from workloads.cluster import MiniCluster, spark_env
 
 OFF, OFF_B = "off", "off-b"
@@ -189,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--variants", default="lrc",
-                    help="plugin-on variants, comma-separated: POLICY, POLICY+sidecar, "
-                         "POLICY+shim, POLICY+trace or POLICY+admit (default lrc)")
+                    help="plugin-on variants, comma-separated: POLICY, or POLICY with one of "
+                         f"{described(SUFFIXES)} (default lrc)")
     ap.add_argument("--conf", action="append", default=[],
                     help="extra Spark conf KEY=VALUE for every run, e.g. spark.memory.fraction=0.02 "
                          "for memory pressure (repeatable)")

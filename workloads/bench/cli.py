@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from workloads.bench.settings import REFS, Settings
+from workloads.bench.variants import BENCH_SUFFIXES, described
 from workloads.cluster import ROOT
 
 
@@ -17,9 +18,8 @@ def parser() -> argparse.ArgumentParser:
                                              "policy at equal cache pressure.")
     ap.add_argument("--workloads", default="pagerank,cc,zip,sql")
     ap.add_argument("--policies", default="lru,lrc,lerc,crd",
-                    help="live policies, each optionally +admit / +noadmit (spark.lrc.admit on / "
-                         "off: crd+noadmit), +throttle (spark.lrc.publishMs=100) or +nocount "
-                         "(spark.lrc.countValues off), and plain (Spark without spark-lrc)")
+                    help=f"live policies, each optionally with {described(BENCH_SUFFIXES)} "
+                         "(e.g. crd+noadmit), and plain (Spark without spark-lrc)")
     ap.add_argument("--cache-fraction", default="0.3,0.5,0.7",
                     help="storage memory relative to the workload's cached working set")
     ap.add_argument("--repeat", type=int, default=3)

@@ -9,14 +9,14 @@ from typing import Any
 import workloads
 from spark_plugin.config import BY_NAME, LIVE_POLICIES as LIVE
 from workloads.bench.stats import PLAIN
+from workloads.bench.variants import BENCH_SUFFIXES, described
 
 REFS = ("online", "profile")
-BENCH_SUFFIXES = ("", "admit", "noadmit", "throttle", "nocount")
 
 
 def _benchable(policy: str) -> bool:
-    """A live policy, bare or with a variant that changes its conf (`variants.SUFFIXES`); the
-    others (`+sidecar`, `+shim`, `+trace`) measure the brain's cost: `workloads.overhead`."""
+    """A live policy, bare or with a variant that changes its conf (`variants.BENCH_SUFFIXES`);
+    the others measure the brain's cost: `workloads.overhead`."""
     base, _, suffix = policy.partition("+")
     return base in LIVE and suffix in BENCH_SUFFIXES
 
@@ -47,9 +47,8 @@ class Settings:
         bad = [p for p in self.policies if p != PLAIN and not _benchable(p)]
         if bad:
             raise SystemExit(f"unknown live policies {bad}; valid: {', '.join(LIVE)}, each "
-                             f"optionally +admit / +noadmit (spark.lrc.admit on / off), +throttle "
-                             f"(spark.lrc.publishMs=100) or +nocount (spark.lrc.countValues off), "
-                             f"and {PLAIN} (Spark without spark-lrc at the same cache fraction)")
+                             f"optionally with {described(BENCH_SUFFIXES)}; and {PLAIN} (Spark "
+                             f"without spark-lrc at the same cache fraction)")
         if any(not 0 < f for f in self.fractions):
             raise SystemExit("cache fractions must be > 0")
         if self.repeat < 1:

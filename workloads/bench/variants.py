@@ -13,6 +13,18 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "throttle": {"spark.lrc.publishMs": "100"},
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
             "nocount": {"spark.lrc.countValues": "false"}}
+# suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
+OVERHEAD_ONLY = ("sidecar", "shim", "trace")
+# the others change a live policy's conf: the benchmark runs them beside it
+BENCH_SUFFIXES = tuple(s for s in SUFFIXES if s not in OVERHEAD_ONLY)
+
+
+def described(suffixes) -> str:
+    """`+admit (spark.lrc.admit=true), ...`: what each suffix sets, for help and error texts."""
+    def one(s: str) -> str:
+        conf = ", ".join(f"{k}={v}" for k, v in SUFFIXES[s].items())
+        return f"+{s} ({conf})" if conf else f"+{s}"
+    return ", ".join(one(s) for s in suffixes if s)
 
 
 def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
@@ -20,6 +32,6 @@ def variant_conf(variant: str) -> tuple[str, dict[str, str]]:
     where a PySpark driver runs it by default (in-process); `+shim` loads the shim without one."""
     policy, _, suffix = variant.partition("+")
     if suffix not in SUFFIXES:
-        raise SystemExit(f"unknown variant {variant!r} (POLICY, POLICY+sidecar, POLICY+shim, "
-                         f"POLICY+trace, POLICY+admit, POLICY+noadmit, POLICY+throttle or POLICY+nocount)")
+        raise SystemExit(f"unknown variant {variant!r}: POLICY, or POLICY with one of "
+                         f"{described(SUFFIXES)}")
     return policy, dict(SUFFIXES[suffix])

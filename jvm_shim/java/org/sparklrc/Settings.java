@@ -111,8 +111,12 @@ final class Settings {
    * no counts), nor when publishes wait for their period anyway: then a task end waits in the
    * buffer like other events ({@code spark.lrc.batchMs}) instead of costing a drain each. */
   boolean taskEndsUrgent() {
-    String policy = String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
-    return !"lru".equals(policy) && getLong(PUBLISH_MS) == 0;
+    return !"lru".equals(policy()) && getLong(PUBLISH_MS) == 0;
+  }
+
+  /** {@code spark.lrc.policy}, trimmed and lower-cased as the brain reads it. */
+  private String policy() {
+    return String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
   }
 
   /**
@@ -121,7 +125,7 @@ final class Settings {
    * stored block is the newest. The rule of lrc/policies' {@code admits} (Python).
    */
   boolean admit() {
-    String policy = String.valueOf(values.get(POLICY)).trim().toLowerCase(Locale.ROOT);
+    String policy = policy();
     String admit = String.valueOf(values.get(ADMIT)).trim().toLowerCase(Locale.ROOT);
     return !"lru".equals(policy)
         && ("true".equals(admit) || ("auto".equals(admit) && "crd".equals(policy)));
