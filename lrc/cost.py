@@ -15,7 +15,11 @@ and unpersists the old generations, so a late generation's block rebuilds 2^k ea
 its parents cached, took 0.05 s). So each cached RDD keeps its nearest cached ancestors with
 the number of narrow paths to each (``lineage``, from the DAG when it is planned), an
 unpersisted RDD's full rebuild time is kept (``lost``), and a block's rebuild is its own
-measured time plus, per unpersisted ancestor, paths x that ancestor's.
+measured time plus, per ancestor that will not be in memory, paths x that ancestor's rebuild.
+Unpersisted ancestors alone are not enough: the newest generation's parent is still persisted
+but never read again, so it is the first block evicted, and charging nothing for it made crd
+evict the newest generation (SVD++ F = 0.7, 5 repeats: 1.5-4x slower than its own time alone).
+So a persisted ancestor whose block has no future reference counts as lost too.
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -40,6 +44,7 @@ GPU_COST_WEIGHT = 8.0
 UNKNOWN = 1.0  # seconds per byte when nothing is measured: every block the same (distance decides)
 LOST = 4096  # unpersisted RDDs whose rebuild time is kept for their descendants
 MAX_PATHS = 1e12  # narrow paths counted to one ancestor (a float stays finite)
+MAX_DEPTH = 32  # persisted ancestors without a future reference followed from one block
 
 
 def cached_ancestors(dag, rdd_id: int) -> dict[int, float]:
@@ -82,7 +87,7 @@ class MissCosts:
         self._neutral: float | None = None  # None: to compute again
         self.ancestors: dict[int, dict[int, float]] = {}  # cached rdd -> cached_ancestors
         self.lost: OrderedDict[int, float] = OrderedDict()  # unpersisted rdd -> rebuild seconds
-        self._inherited: dict[int, float] = {}  # rdd -> seconds its lost ancestors add
+        self.referenced = None  # blocks with a future reference (the planner's next_ref)
 
     def sized(self, block: Hashable, nbytes: int) -> None:
         self.size[block] = nbytes
@@ -100,29 +105,37 @@ class MissCosts:
         if self.count_lineage:
             self.ancestors.setdefault(rdd, ancestors)
 
-    def inherited(self, rdd: int) -> float:
-        """Seconds a rebuild of one of the RDD's blocks spends on its unpersisted ancestors."""
-        s = self._inherited.get(rdd)
-        if s is None:
-            lost = self.lost
-            s = self._inherited[rdd] = sum(n * lost[a] for a, n in
-                                           self.ancestors.get(rdd, {}).items() if a in lost)
-        return s
+    def rebuild(self, block: Hashable) -> float:
+        """Seconds a miss of ``block`` (an (rdd, partition) pair) costs: a disk read, or its own
+        time plus, per ancestor that will not be in memory, paths x that ancestor's rebuild. An
+        ancestor will not be: unpersisted (``lost``), or without a future reference (the first
+        block any policy evicts; ``referenced`` holds the blocks with one, None: every block)."""
+        return self._seconds(block[0], block[1], self.size.get(block, 0), 0)
+
+    def _seconds(self, rdd: int, part: int, size: float, depth: int) -> float:
+        if rdd in self.disk:
+            return size / self.disk_bytes_per_s
+        own = self.rebuild_s.get(rdd)
+        seconds = self.neutral() * size if own is None else own
+        held, lost = self.referenced, self.lost
+        for a, n in self.ancestors.get(rdd, {}).items():
+            if a in lost:
+                seconds += n * lost[a]
+            elif held is not None and (a, part) not in held and depth < MAX_DEPTH:
+                seconds += n * self._seconds(a, part, self.size.get((a, part), 0), depth + 1)
+        return min(seconds, 1e300)
 
     def forget(self, rdd: int, blocks: Iterable[Hashable]) -> None:
         """The RDD (``blocks``, its blocks with a size) is no longer cached: what rebuilding
-        one of its blocks takes stays known to the RDDs computed from it."""
+        one of its blocks takes (one of its mean size) stays known to the RDDs computed from it."""
         blocks = list(blocks)
-        own = self.rebuild_s.get(rdd)
-        if own is None and blocks:  # never measured: the neutral density's time for its blocks
-            own = self.neutral() * sum(self.size[b] for b in blocks) / len(blocks)
-        seconds = (own or 0.0) + self.inherited(rdd)
+        mean = sum(self.size[b] for b in blocks) / len(blocks) if blocks else 0
+        seconds = self._seconds(rdd, 0, mean, 0) if rdd not in self.disk else 0.0
         if seconds > 0:
-            self.lost[rdd] = min(1e300, seconds)
+            self.lost[rdd] = seconds
             while len(self.lost) > LOST:
                 self.lost.popitem(last=False)
         self.ancestors.pop(rdd, None)
-        self._inherited.clear()
         for b in blocks:
             del self.size[b]
         self.rebuild_s.pop(rdd, None)
@@ -134,11 +147,10 @@ class MissCosts:
         rdd = block[0]
         if rdd in self.disk:
             return 1.0 / self.disk_bytes_per_s
-        rebuild, size = self.rebuild_s.get(rdd), self.size.get(block)
-        more = self.inherited(rdd)
-        if rebuild is None or not size:
-            return self.neutral() + (more / size if size else 0.0)
-        return (rebuild + more) / size
+        size = self.size.get(block)
+        if not size or (rdd not in self.rebuild_s and rdd not in self.ancestors):
+            return self.neutral()
+        return self.rebuild(block) / size
 
     def neutral(self) -> float:
         """The density of a block not measured yet: the median over the measured RDDs of each

@@ -63,8 +63,8 @@ class Planner:
                              track_order=self.policy.needs_order)
         self.refs.relative = self.policy.relative
         self.refs.count_changes = self.policy.uses_count
-        if costs is not None:
-            self.refs.costs = costs
+        self.refs.costs = costs = costs or self.refs.costs
+        costs.referenced = self.refs.next_ref  # an ancestor without a future reference is lost
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()

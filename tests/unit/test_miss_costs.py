@@ -106,3 +106,24 @@ def test_crd_keeps_the_generation_whose_rebuild_reaches_unpersisted_ones():
     p.rdd_unpersisted(2)
     density = p.refs.costs.density
     assert density((4, 0)) > 3 * density((9, 0))
+
+
+def test_a_persisted_ancestor_no_task_will_read_again_counts_as_lost():
+    """Its block is the first any policy evicts: the newest generation's parent, still
+    persisted but never read again (measured on SVD++: charging nothing for it, crd evicted the
+    newest generation in the same walk as that parent)."""
+    dag, costs, own = AppDAG(), MissCosts(), 0.5
+    costs.referenced = {(2, 0)}  # generation 1 will be read again, generation 2 not
+    for r in graphx_generations(3):
+        dag.add_rdd(r)
+        if r.cached:
+            costs.lineage(r.id, cached_ancestors(dag, r.id))
+            costs.sized((r.id, 0), 1000)
+            costs.task_time(r.id, own)
+    assert costs.rebuild((2, 0)) == pytest.approx(own + 2 * own)  # generation 0: not read again
+    assert costs.rebuild((4, 0)) == pytest.approx(own)  # generation 1 stays: read again
+    # generation 3 (RDD 6): generation 2 not read again, so rebuilt with its own lost parent's
+    # chain stopping at generation 1, which stays
+    assert costs.rebuild((6, 0)) == pytest.approx(own + 2 * own)
+    costs.referenced = set()  # nothing read again: every ancestor rebuilt, 2 paths per level
+    assert costs.rebuild((6, 0)) == pytest.approx((2 ** 4 - 1) * own)
