@@ -15,11 +15,13 @@ and unpersists the old generations, so a late generation's block rebuilds 2^k ea
 its parents cached, took 0.05 s). So each cached RDD keeps its nearest cached ancestors with
 the number of narrow paths to each (``lineage``, from the DAG when it is planned), an
 unpersisted RDD's full rebuild time is kept (``lost``), and a block's rebuild is its own
-measured time plus, per ancestor that will not be in memory, paths x that ancestor's rebuild.
-Unpersisted ancestors alone are not enough: the newest generation's parent is still persisted
-but never read again, so it is the first block evicted, and charging nothing for it made crd
-evict the newest generation (SVD++ F = 0.7, 5 repeats: 1.5-4x slower than its own time alone).
-So a persisted ancestor whose block has no future reference counts as lost too.
+measured time plus, per ancestor that will not be in memory when the block is next read,
+paths x that ancestor's rebuild. Unpersisted ancestors alone are not enough: the newest
+generation's parent is still persisted but not read after the newest generation's next read,
+so it will have been evicted first, and charging nothing for it ranked the newest generation
+below older ones when it was stored (SVD++ F = 0.7, 5 repeats: 1.0-4.3x slower than its own
+time alone, admission refusing its blocks). So a persisted ancestor with no reference from
+the block's next read on counts as lost too.
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -87,7 +89,7 @@ class MissCosts:
         self._neutral: float | None = None  # None: to compute again
         self.ancestors: dict[int, dict[int, float]] = {}  # cached rdd -> cached_ancestors
         self.lost: OrderedDict[int, float] = OrderedDict()  # unpersisted rdd -> rebuild seconds
-        self.referenced = None  # blocks with a future reference (the planner's next_ref)
+        self.refs = None  # the planner's RefState: which ancestors are read again, and when
 
     def sized(self, block: Hashable, nbytes: int) -> None:
         self.size[block] = nbytes
@@ -106,23 +108,29 @@ class MissCosts:
             self.ancestors.setdefault(rdd, ancestors)
 
     def rebuild(self, block: Hashable) -> float:
-        """Seconds a miss of ``block`` (an (rdd, partition) pair) costs: a disk read, or its own
-        time plus, per ancestor that will not be in memory, paths x that ancestor's rebuild. An
-        ancestor will not be: unpersisted (``lost``), or without a future reference (the first
-        block any policy evicts; ``referenced`` holds the blocks with one, None: every block)."""
-        return self._seconds(block[0], block[1], self.size.get(block, 0), 0)
+        """Seconds a miss of ``block`` (an (rdd, partition) pair) at its next reference costs:
+        a disk read, or its own time plus, per ancestor that will not be in memory then, paths x
+        that ancestor's rebuild. An ancestor will not be when it is unpersisted (``lost``) or
+        its block has no reference from then on (``refs``, the planner's RefState: it will
+        have been evicted first; None: every persisted ancestor stays)."""
+        refs = self.refs
+        when = None if refs is None else refs.next_ref.get(block)
+        return self._seconds(block[0], block[1], self.size.get(block, 0), 0, when)
 
-    def _seconds(self, rdd: int, part: int, size: float, depth: int) -> float:
+    def _seconds(self, rdd: int, part: int, size: float, depth: int, when: float | None) -> float:
         if rdd in self.disk:
             return size / self.disk_bytes_per_s
         own = self.rebuild_s.get(rdd)
         seconds = self.neutral() * size if own is None else own
-        held, lost = self.referenced, self.lost
+        lost, refs = self.lost, self.refs
         for a, n in self.ancestors.get(rdd, {}).items():
             if a in lost:
                 seconds += n * lost[a]
-            elif held is not None and (a, part) not in held and depth < MAX_DEPTH:
-                seconds += n * self._seconds(a, part, self.size.get((a, part), 0), depth + 1)
+            elif refs is not None and depth < MAX_DEPTH:
+                seqs = refs.next_seqs.get((a, part))
+                if not seqs or (when is not None and max(seqs) < when):
+                    seconds += n * self._seconds(a, part, self.size.get((a, part), 0),
+                                                 depth + 1, when)
         return min(seconds, 1e300)
 
     def forget(self, rdd: int, blocks: Iterable[Hashable]) -> None:
@@ -130,7 +138,7 @@ class MissCosts:
         one of its blocks takes (one of its mean size) stays known to the RDDs computed from it."""
         blocks = list(blocks)
         mean = sum(self.size[b] for b in blocks) / len(blocks) if blocks else 0
-        seconds = self._seconds(rdd, 0, mean, 0) if rdd not in self.disk else 0.0
+        seconds = self._seconds(rdd, 0, mean, 0, None) if rdd not in self.disk else 0.0
         if seconds > 0:
             self.lost[rdd] = seconds
             while len(self.lost) > LOST:

@@ -64,7 +64,7 @@ class Planner:
         self.refs.relative = self.policy.relative
         self.refs.count_changes = self.policy.uses_count
         self.refs.costs = costs = costs or self.refs.costs
-        costs.referenced = self.refs.next_ref  # an ancestor without a future reference is lost
+        costs.refs = self.refs  # an ancestor not read from a block's next read on is lost
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()

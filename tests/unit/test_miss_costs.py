@@ -108,22 +108,26 @@ def test_crd_keeps_the_generation_whose_rebuild_reaches_unpersisted_ones():
     assert density((4, 0)) > 3 * density((9, 0))
 
 
-def test_a_persisted_ancestor_no_task_will_read_again_counts_as_lost():
-    """Its block is the first any policy evicts: the newest generation's parent, still
-    persisted but never read again (measured on SVD++: charging nothing for it, crd evicted the
-    newest generation in the same walk as that parent)."""
-    dag, costs, own = AppDAG(), MissCosts(), 0.5
-    costs.referenced = {(2, 0)}  # generation 1 will be read again, generation 2 not
+def test_a_persisted_ancestor_not_read_from_the_blocks_next_read_on_counts_as_lost():
+    """It will have been evicted first: the newest generation's parent, still persisted but
+    not read after the newest generation's next read (measured on SVD++: charging nothing for
+    it, crd ranked the newest generation below older ones and admission refused its blocks)."""
+    dag, refs, own = AppDAG(), RefState(track_order=True), 0.5
+    costs = refs.costs
+    costs.refs = refs
     for r in graphx_generations(3):
         dag.add_rdd(r)
         if r.cached:
             costs.lineage(r.id, cached_ancestors(dag, r.id))
             costs.sized((r.id, 0), 1000)
             costs.task_time(r.id, own)
-    assert costs.rebuild((2, 0)) == pytest.approx(own + 2 * own)  # generation 0: not read again
-    assert costs.rebuild((4, 0)) == pytest.approx(own)  # generation 1 stays: read again
-    # generation 3 (RDD 6): generation 2 not read again, so rebuilt with its own lost parent's
-    # chain stopping at generation 1, which stays
+    # next reads at stage sequence numbers: generation 3 (RDD 6) at 5, generation 2 at 2 only,
+    # generation 1 at 2 and 7, generation 0 never
+    refs.next_seqs.update({(6, 0): {5: 1}, (4, 0): {2: 1}, (2, 0): {2: 1, 7: 1}})
+    refs.next_ref.update({b: min(s) for b, s in refs.next_seqs.items()})
+    assert costs.rebuild((4, 0)) == pytest.approx(own)  # generation 1 read at 2 and later
+    assert costs.rebuild((2, 0)) == pytest.approx(own + 2 * own)  # generation 0 never again
+    # at 5, generation 2 (last read at 2) is gone; generation 1 (read at 7) is still there
     assert costs.rebuild((6, 0)) == pytest.approx(own + 2 * own)
-    costs.referenced = set()  # nothing read again: every ancestor rebuilt, 2 paths per level
+    refs.next_seqs[(2, 0)] = {2: 1}  # generation 1 last read at 2 too: gone at 5 as well
     assert costs.rebuild((6, 0)) == pytest.approx((2 ** 4 - 1) * own)
