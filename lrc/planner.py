@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds, Either, IdView
-from lrc.cost import GPU_COST_WEIGHT, MissCosts, cached_ancestors
+from lrc.cost import GPU_COST_WEIGHT, MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
 from lrc.predict import Predictor, dataset_name, shape_of
@@ -63,8 +63,8 @@ class Planner:
                              track_order=self.policy.needs_order)
         self.refs.relative = self.policy.relative
         self.refs.count_changes = self.policy.uses_count
-        self.refs.costs = costs = costs or self.refs.costs
-        costs.refs = self.refs  # an ancestor not read from a block's next read on is lost
+        if costs is not None:
+            self.refs.costs = costs
         self.block_ids = block_ids
         self.dag = AppDAG()
         self.completed: set[int] = set()
@@ -156,9 +156,6 @@ class Planner:
             self.dag.add_rdd(r if fresh else replace(r))
             if r.cached and r.uses_disk:
                 self.refs.costs.disk.add(r.id)
-        for r in rdds:  # (once all are in the DAG: a walk of each one's lineage)
-            if r.cached and self.refs.costs.count_lineage and r.id not in self.refs.costs.ancestors:
-                self.refs.costs.lineage(r.id, cached_ancestors(self.dag, r.id))
         for s in stages:
             if s.job_id is None or not fresh:
                 s = replace(s, job_id=job.id if s.job_id is None else s.job_id)

@@ -14,7 +14,6 @@ from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from lrc.cost import MissCosts
 from lrc.planner import Planner
 from lrc.trace import load_trace
 
@@ -90,8 +89,7 @@ class Brain:
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
                                predict={"auto": None, "true": profile is None,
                                         "false": False}[settings.predict],
-                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True,
-                               costs=MissCosts(lineage=settings.cost_lineage))
+                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
         self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one

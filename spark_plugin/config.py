@@ -129,10 +129,6 @@ KEYS: tuple[Key, ...] = (
         "A store never evicts a block the policy ranks above the block it stores: short of room "
         "it fails, and Spark computes that block without caching it (or writes it to disk). "
         "auto: on for crd (measured live with it, results/latest/), off for lrc, lerc and mrd."),
-    Key("spark.lrc.costLineage", "true", _bool,
-        "crd charges a block's miss the RDDs its rebuild recomputes because the application "
-        "unpersisted them, once per narrow path to each (GraphX's generations); false: the time "
-        "its first computation took, with its inputs cached."),
     Key("spark.lrc.gpu.costWeight", "8", _non_negative_number,
         "crd: a block next read by a stage whose resource profile gives each task G GPUs weighs "
         "1 + costWeight x G (a miss there leaves a GPU idle); 0: GPU stages weigh like the others."),

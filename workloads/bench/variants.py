@@ -12,9 +12,7 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +throttle: count changes published at most every 100 ms (what a table per task costs)
             "throttle": {"spark.lrc.publishMs": "100"},
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
-            "nocount": {"spark.lrc.countValues": "false"},
-            # +owncost: a block's miss costs its first computation only (what the lost lineage adds)
-            "owncost": {"spark.lrc.costLineage": "false"}}
+            "nocount": {"spark.lrc.countValues": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
