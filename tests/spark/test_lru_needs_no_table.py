@@ -17,8 +17,10 @@ pytestmark = pytest.mark.spark
 WAIT_MS = int(os.environ.get("LRC_TEST_WAIT_MS", "30000"))
 
 
-def test_under_lru_a_brain_that_never_plans_holds_no_task_back():
-    policy = os.environ.get("LRC_TEST_POLICY", "lru")  # lrc: the test must fail (checked)
+@pytest.mark.parametrize("policy", [os.environ.get("LRC_TEST_POLICY", "lru"), " LRU "])
+def test_under_lru_a_brain_that_never_plans_holds_no_task_back(policy):
+    """(LRC_TEST_POLICY=lrc: the test must fail, checked; " LRU ": the executor reads the name
+    as the brain does, trimmed and in any case.)"""
     spark = session("local[1]", {**BASE_CONF, "spark.lrc.policy": policy,
                                  "spark.lrc.tableWaitMs": str(WAIT_MS)}, app_name="lru-no-wait")
     try:

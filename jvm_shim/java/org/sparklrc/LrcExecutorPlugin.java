@@ -80,7 +80,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       this.executorId = ctx.executorID();
       Settings settings = Settings.fromExtraConf(extraConf);
       waitMs = Math.max(0, settings.getLong(Settings.TABLE_WAIT_MS));
-      if ("lru".equals(settings.get(Settings.POLICY))) {
+      if (settings.lru()) {
         waitMs = 0; // Spark's own order needs no table: no task waits for one
       }
       placeGpuInputs = settings.getBool(Settings.GPU_PLACEMENT);

@@ -111,7 +111,13 @@ final class Settings {
    * no counts), nor when publishes wait for their period anyway: then a task end waits in the
    * buffer like other events ({@code spark.lrc.batchMs}) instead of costing a drain each. */
   boolean taskEndsUrgent() {
-    return !"lru".equals(policy()) && getLong(PUBLISH_MS) == 0;
+    return !lru() && getLong(PUBLISH_MS) == 0;
+  }
+
+  /** Whether the policy is lru, Spark's own order ({@code spark.lrc.policy} read as the brain
+   * reads it: trimmed, any case). */
+  boolean lru() {
+    return "lru".equals(policy());
   }
 
   /** {@code spark.lrc.policy}, trimmed and lower-cased as the brain reads it. */
@@ -125,10 +131,8 @@ final class Settings {
    * stored block is the newest. The rule of lrc/policies' {@code admits} (Python).
    */
   boolean admit() {
-    String policy = policy();
     String admit = String.valueOf(values.get(ADMIT)).trim().toLowerCase(Locale.ROOT);
-    return !"lru".equals(policy)
-        && ("true".equals(admit) || ("auto".equals(admit) && "crd".equals(policy)));
+    return !lru() && ("true".equals(admit) || ("auto".equals(admit) && "crd".equals(policy())));
   }
 
   static boolean pluginConfigured(SparkConf conf) {
