@@ -276,6 +276,7 @@ class Planner:
         shape = self.dag.narrow_shape(stage.rdd_id) if pending is None else None
         n = self.dag.rdds[stage.rdd_id].num_partitions if shape is not None else 0
         walks: dict[tuple[bool, ...], tuple[list[int], list[int]]] = {}
+        keys, planned, batch, mats = self._keys, self.failed_stores.planned, [], mat.a
         for p in stage.task_partitions():
             if lazy is not None and pending is not None and p in pending:
                 lazy.append((stage.id, p))
@@ -284,10 +285,10 @@ class Planner:
                 for sid, q in lazy:
                     more = self.dag.task_reads(sid, q, mat)[1]
                     created.update(more)
-                    self.failed_stores.planned(sid, None, self._keys(more))
+                    planned(sid, None, keys(more))
                 lazy.clear()
             if p < n:
-                key = tuple((r, p) in mat for r in shape)
+                key = tuple((r, p) in mats or (r, p) in created for r in shape)  # (not Either's)
                 walk = walks.get(key)
                 if walk is None:
                     reads, creates = self.dag.task_reads(stage.id, p, mat)
@@ -296,13 +297,15 @@ class Planner:
                     reads, creates = [(r, p) for r in walk[0]], [(r, p) for r in walk[1]]
             else:
                 reads, creates = self.dag.task_reads(stage.id, p, mat)
-            self.refs.add_task(stage.id, p, self._keys(reads), seq)
-            created.update(creates)
-            self.failed_stores.planned(stage.id, p, self._keys(creates))
-            for b in creates:
-                if b[0] not in self._builder:
-                    self._builder[b[0]] = stage.id
-                    self._builds.setdefault(stage.id, set()).add(b[0])
+            batch.append((p, keys(reads)))
+            if creates:
+                created.update(creates)
+                planned(stage.id, p, keys(creates))
+                for b in creates:
+                    if b[0] not in self._builder:
+                        self._builder[b[0]] = stage.id
+                        self._builds.setdefault(stage.id, set()).add(b[0])
+        self.refs.add_tasks(stage.id, batch, seq, distinct=True)  # (a walk visits a block once)
         self.planned.add(stage.id)
         self._new_planned.append(stage.id)
         self._weigh(stage, self.refs.stage_seq.get(stage.id))

@@ -82,17 +82,29 @@ class Predictor:
         return []
 
 
+class _Memo(dict):
+    """``f(x)``, computed once per ``x``."""
+
+    def __init__(self, f) -> None:
+        self.f = f
+
+    def __missing__(self, x):
+        v = self[x] = self.f(x)
+        return v
+
+
 def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
              key: "callable", new_generations: Counter[str],
              weights: Sequence[float] = ()) -> JobShape:
     """A JobShape from a job's planned tasks (per stage, each task's reads, and its ``weights``
     if any); ``key`` maps a block to its Key, or None for one the prediction cannot name (then
     it is left out)."""
+    key = _Memo(key).__getitem__  # (a block is read by many tasks: named once)
     out, kept = [], []
     for i, tasks in enumerate(stages):
         keyed = []
         for reads in tasks:
-            ks = tuple(k for k in map(key, reads) if k is not None)
+            ks = tuple(filter(None, map(key, reads)))  # (a Key is a non-empty tuple)
             if ks:
                 keyed.append(ks)
         if keyed:

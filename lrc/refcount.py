@@ -71,39 +71,51 @@ class RefState:
     def add_task(self, stage_id: int, partition: int, reads: Iterable[Hashable], seq: int) -> bool:
         """Register the reads of a task that has not run; False if it was already known (or
         has run)."""
-        ran = self.ran.get(stage_id)
-        if ran is not None and partition in ran:
-            return False
-        tasks = self.pending.get(stage_id)
-        if tasks is None:
-            tasks = self.pending[stage_id] = {}
-            self.stage_seq.setdefault(stage_id, seq)
-        elif partition in tasks:
-            return False
-        if type(reads) is not tuple or len(reads) > 1:
-            reads = tuple(dict.fromkeys(reads))
-        tasks[partition] = reads
-        count = self.count
-        if self.track_order:
+        return self.add_tasks(stage_id, ((partition, reads),), seq) == 1
+
+    def add_tasks(self, stage_id: int, tasks: Iterable[tuple[int, Iterable[Hashable]]],
+                  seq: int, distinct: bool = False) -> int:
+        """`add_task` for each ``(partition, reads)`` of one stage, in one call (planning a job
+        registers thousands of tasks); returns how many were new. ``distinct``: no task's reads
+        name a block twice (a DAG walk's), so they are not deduplicated."""
+        ran = self.ran.get(stage_id) or ()
+        pending = self.pending.get(stage_id)
+        if pending is not None:
             seq = self.stage_seq[stage_id]
-            next_seqs, next_ref = self.next_seqs, self.next_ref
+        count, changed, peers = self.count, self.changed, self.peers
+        by_task = peers is not None and self.peer_mode == "task"
+        order = self.track_order
+        next_seqs, next_ref = self.next_seqs, self.next_ref
+        added = 0
+        for partition, reads in tasks:
+            if partition in ran:
+                continue
+            if pending is None:  # (created by the first task registered: none may be new)
+                pending = self.pending[stage_id] = {}
+                seq = self.stage_seq.setdefault(stage_id, seq)
+            elif partition in pending:
+                continue
+            if distinct:
+                if type(reads) is not tuple:
+                    reads = tuple(reads)
+            elif type(reads) is not tuple or len(reads) > 1:
+                reads = tuple(dict.fromkeys(reads))
+            pending[partition] = reads
+            added += 1
             for b in reads:
                 count[b] = count.get(b, 0) + 1
-                seqs = next_seqs.get(b)
-                if seqs is None:
-                    seqs = next_seqs[b] = {}
-                seqs[seq] = seqs.get(seq, 0) + 1
-                if seq < next_ref.get(b, INF):
-                    next_ref[b] = seq
-        else:
-            for b in reads:
-                count[b] = count.get(b, 0) + 1
-        self.changed.update(reads)
-        if self.peers is not None:
-            gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
-            for b in reads:
-                self.peers.add(gid, b)
-        return True
+            if order:
+                for b in reads:
+                    seqs = next_seqs.get(b)
+                    if seqs is None:
+                        seqs = next_seqs[b] = {}
+                    seqs[seq] = seqs.get(seq, 0) + 1
+                    if seq < next_ref.get(b, INF):
+                        next_ref[b] = seq
+            changed.update(reads)
+            if peers is not None:
+                peers.add_all((stage_id, partition) if by_task else stage_id, reads)
+        return added
 
     def finish_task(self, stage_id: int, partition: int) -> None:
         """The task ran (or will never run): its references are gone."""

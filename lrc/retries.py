@@ -22,10 +22,13 @@ class FailedStores:
 
     def planned(self, stage_id: int, partition: int | None, creates: list[Hashable]) -> None:
         """A task of the stage computes ``creates`` (None: a task whose reads a profile gave)."""
+        if not creates:
+            return
         self.creates.setdefault(stage_id, []).extend(creates)
-        again = tuple(k for k in creates if k in self.tried)
-        if again and partition is not None:
-            self.lookups.setdefault(stage_id, {})[partition] = again
+        if self.tried and partition is not None:  # (the common case: nothing failed to store)
+            again = tuple(k for k in creates if k in self.tried)
+            if again:
+                self.lookups.setdefault(stage_id, {})[partition] = again
 
     def completed(self, stage_id: int, failed: bool, materialized: Container[Hashable]) -> None:
         computed = self.creates.pop(stage_id, ())

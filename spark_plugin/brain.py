@@ -21,6 +21,7 @@ from .bridge import JvmBridge
 from . import wire
 from .config import LrcSettings
 from .events import StageMemory, blocks, in_memory, job_from_event
+from .gcpause import gc_paused
 from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
@@ -187,7 +188,7 @@ class Brain:
         so events are applied in the order Spark emitted them, whichever thread calls."""
         with self._consume:
             lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)), linger_ms=linger_ms)
-            with self._lock:
+            with self._lock, gc_paused():
                 if lines:
                     self.batches += 1
                     self.events += len(lines)

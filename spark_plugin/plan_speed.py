@@ -4,7 +4,7 @@
 job_start line of a synthetic job of ``stages`` stages and feeds it through the code the live
 brain runs (`Brain.step` with a bridge that only counts what it is sent: `wire.decode_event`,
 `events.StageMemory`, `job_from_event`, `lrc.Planner.add_job`, the publish of the plan), timing
-each part; pure Python, no Spark. Then the job's stages complete and a second job names all of
+the whole and the brain's own measures of its parts; pure Python, no Spark. Then the job's stages complete and a second job names all of
 them again (skipped, by id only, as the listener sends them) plus two new stages: its planning
 time shows the work per job follows its new stages, not the stages it lists.
 
@@ -102,31 +102,34 @@ def next_job(stages: int, parts: int, by_ref: bool = True) -> str:
 
 
 def measure(stages: int, parts: int, policy: str = "lrc") -> dict[str, float]:
-    """One fresh brain: milliseconds per part for the big job, and for the job after it."""
+    """One fresh brain: milliseconds per part for the big job, and for the job after it.
+
+    The job start goes through `Brain.step` as the live brain applies it (the collector paused,
+    `gcpause`); ``decode_ms`` times `wire.decode_event` on the same line beside it, so that
+    ``planning_ms`` = (step start -> the table handed to the bridge) - decode: resolve, build,
+    add_job and publish (issue 10's goal). ``step_ms`` is the whole step, decode included and
+    the collection the pause deferred, which runs after the table is out."""
     from . import wire
     from .brain import Brain
-    from .events import job_from_event
+    from .gcpause import gc_paused
     from .scale import CountingBridge
 
     bridge = CountingBridge()
     brain = Brain(bridge, LrcSettings.from_conf(policy=policy))
     line = chain_job(stages, parts)
     out: dict[str, float] = {"job_start_chars": len(line)}
+    with gc_paused():
+        t0 = time.perf_counter()
+        wire.decode_event(line)
+        decode = time.perf_counter() - t0
+    bridge.pending.append(line)
     t0 = time.perf_counter()
-    ev = wire.decode_event(line)
-    t1 = time.perf_counter()
-    ev, described, missing = brain.stage_memory.resolve(ev)
-    job, st, rdds = job_from_event(ev, described, skip=brain.planner.completed)
-    t2 = time.perf_counter()
-    brain.planner.add_job(job, st, rdds)
-    t3 = time.perf_counter()
-    brain._unplanned_jobs.append((ev.job, float(ev.time)))
-    brain._dirty = True
-    brain._publish()
-    t4 = time.perf_counter()
-    assert not missing and bridge.publishes == 1
-    out.update(decode_ms=(t1 - t0) * 1e3, build_ms=(t2 - t1) * 1e3, add_job_ms=(t3 - t2) * 1e3,
-               publish_ms=(t4 - t3) * 1e3, plan_ms=(t4 - t0) * 1e3)
+    brain.step(force=True)
+    step = time.perf_counter() - t0
+    assert bridge.publishes == 1 and not brain.degraded
+    m, sent = brain.metrics, bridge.published_at - t0
+    out.update(decode_ms=decode * 1e3, add_job_ms=m.add_job_ms[-1], publish_ms=m.publish_ms[-1],
+               planning_ms=(sent - decode) * 1e3, step_ms=step * 1e3)
     bridge.pending.extend(completion(stages))
     while bridge.pending:
         brain.step(force=True)

@@ -114,6 +114,7 @@ class CountingBridge:
         self.pending: list[str] = []
         self.batch = batch
         self.publishes = 0
+        self.published_at = 0.0
         self.published_chars = 0
         self.sent: list[tuple[int, str, str]] = []  # (version, arrays, stages) when recording
         self.record = False
@@ -123,6 +124,7 @@ class CountingBridge:
         return out
 
     def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
+        self.published_at = time.perf_counter()  # (what plan-speed times: the table sent)
         self.publishes += 1
         self.published_chars += len(arrays) + len(stages)
         if self.record:
