@@ -31,20 +31,12 @@ UNKNOWN = 1.0  # seconds per byte when nothing is measured: every block the same
 
 class MissCosts:
     """Seconds a miss costs per byte of cache, per block (``density``). Write through
-    ``sized``, ``task_time`` and ``forget``: they keep ``neutral`` current.
+    ``sized``, ``task_time`` and ``forget``: they keep ``neutral`` current."""
 
-    ``per_block`` (the default): a block whose building task was measured costs that task's
-    time over its size; others their RDD's mean task time over their size. Over the mean, a
-    skewed RDD's largest partition looked the cheapest per byte, though it took the longest to
-    build: the first block crd evicted, or refused to store (GraphX SVD++'s partition 0, 8x the
-    size of its siblings). False: the RDD's mean for every block (the rule before)."""
-
-    def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S, per_block: bool = True) -> None:
+    def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:
         self.disk_bytes_per_s = disk_bytes_per_s
-        self.per_block = per_block
         self.size: dict[Hashable, int] = {}
         self.rebuild_s: dict[int, float] = {}  # rdd -> seconds to rebuild one of its blocks
-        self.part_s: dict[int, dict[int, float]] = {}  # rdd -> partition -> its task's seconds
         self.disk: set[int] = set()  # RDDs whose evicted blocks go to disk
         self._samples: dict[int, int] = {}  # rdd -> task durations in its rebuild_s
         self._neutral: float | None = None  # None: to compute again
@@ -53,14 +45,11 @@ class MissCosts:
         self.size[block] = nbytes
         self._neutral = None
 
-    def task_time(self, rdd: int, seconds: float, partition: int | None = None) -> None:
-        """A task that computed ``rdd`` first took ``seconds``: a running mean per RDD, and the
-        time of its block ``partition`` (None: the task's blocks are not known)."""
+    def task_time(self, rdd: int, seconds: float) -> None:
+        """A task that computed ``rdd`` first took ``seconds``: a running mean per RDD."""
         n = self._samples[rdd] = self._samples.get(rdd, 0) + 1
         old = self.rebuild_s.get(rdd, 0.0)
         self.rebuild_s[rdd] = old + (seconds - old) / n
-        if partition is not None and self.per_block:
-            self.part_s.setdefault(rdd, {})[partition] = seconds
         self._neutral = None
 
     def forget(self, rdd: int, blocks: Iterable[Hashable]) -> None:
@@ -68,7 +57,6 @@ class MissCosts:
         for b in blocks:
             del self.size[b]
         self.rebuild_s.pop(rdd, None)
-        self.part_s.pop(rdd, None)
         self._samples.pop(rdd, None)
         self.disk.discard(rdd)
         self._neutral = None
@@ -80,8 +68,7 @@ class MissCosts:
         rebuild, size = self.rebuild_s.get(rdd), self.size.get(block)
         if rebuild is None or not size:
             return self.neutral()
-        own = self.part_s.get(rdd)
-        return (rebuild if own is None else own.get(block[1], rebuild)) / size
+        return rebuild / size
 
     def neutral(self) -> float:
         """The density of a block not measured yet: the median over the measured RDDs of each

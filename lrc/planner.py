@@ -21,6 +21,7 @@ from lrc.predict import Predictor, dataset_name, shape_of
 from lrc.refcount import RefState
 from lrc.retries import FailedStores
 
+
 RECENT_COMPLETED = 2048  # completed stages remembered (a later job skips them) once forgotten
 
 
@@ -375,22 +376,22 @@ class Planner:
             if left:
                 self._rdd_jobs[r] = left
             elif r in self.dag.rdds and not self.dag.rdds[r].cached:
-                for m in (self.dag.rdds, self._origin):  # (forgotten)
-                    m.pop(r, None)
+                self._forget_rdd(r)
         while len(self._completed_order) > RECENT_COMPLETED:
             self.completed.discard(self._completed_order.popleft())
 
+    def _forget_rdd(self, rdd_id: int) -> None:
+        self.dag.rdds.pop(rdd_id, None)
+        self._origin.pop(rdd_id, None)
+
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None) -> None:
-        """The task ran; ``seconds``, its measured duration, is what rebuilding the blocks the
-        stage computed first costs (`MissCosts.task_time`)."""
+        """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
+        block of the cached RDDs the stage computed first takes (a running mean per RDD)."""
         self.refs.finish_task(stage_id, partition)
         self.failed_stores.task_done(stage_id, partition)
-        if seconds is not None and stage_id in self._builds:
-            rdds, stage = self.dag.rdds, self.dag.stages.get(stage_id)
-            n = rdds[stage.rdd_id].num_partitions if stage and stage.rdd_id in rdds else -1
-            for rdd in self._builds[stage_id]:  # its block `partition` if it has n partitions
-                p = partition if rdd in rdds and rdds[rdd].num_partitions == n else None
-                self.refs.costs.task_time(rdd, seconds, p)
+        if seconds is not None:
+            for rdd in self._builds.get(stage_id, ()):
+                self.refs.costs.task_time(rdd, seconds)
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` is now cached on some executor (True) or on none (False). The simulator
@@ -469,8 +470,7 @@ class Planner:
         self._origin.pop(rdd_id, None)
         self._builder.pop(rdd_id, None)
         if self.bounded and rdd_id not in self._rdd_jobs:
-            for m in (self.dag.rdds, self._origin):
-                m.pop(rdd_id, None)
+            self._forget_rdd(rdd_id)
 
     # ---- priorities out --------------------------------------------------------------------
     def priority(self, block: Hashable) -> float:

@@ -14,7 +14,6 @@ from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from lrc.cost import MissCosts
 from lrc.planner import Planner
 from lrc.trace import load_trace
 
@@ -89,9 +88,9 @@ class Brain:
         settings = self.settings
         profile = load_trace(settings.profile) if settings.profile else None
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                               predict={"auto": None, "true": profile is None}.get(settings.predict, False),
-                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True,
-                               costs=MissCosts(per_block=settings.miss_cost == "block"))
+                               predict={"auto": None, "true": profile is None,
+                                        "false": False}[settings.predict],
+                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
         self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one

@@ -169,10 +169,6 @@ KEYS: tuple[Key, ...] = (
         "no events arrive, so an idle driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
-    Key("spark.lrc.missCost", "block", _choice("block", "rdd"),
-        "What crd charges a miss of a block: block, the measured time of the task that built it "
-        "(its RDD's mean until measured); rdd, its RDD's mean task time (the rule before, kept to "
-        "measure the two side by side; lrc.cost.MissCosts).", internal=True),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
         "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
         internal=True),

@@ -42,38 +42,3 @@ def test_crd_ranks_an_unmeasured_block_by_its_distance_not_over_every_measured_o
     priority = get_policy("crd").bind(refs)
     assert priority((7, 0)) == pytest.approx(priority((2, 0)))
     assert priority((7, 0)) < priority((1, 0))
-
-
-def test_a_block_costs_the_time_of_the_task_that_built_it():
-    """A partition 8x its siblings' size took about 8x as long to build: per byte it costs what
-    they do. Over its own size with the RDD's mean time it looked 8x cheaper - the first block
-    crd evicts, or refuses to store (GraphX SVD++'s partition 0); the rule before stays
-    available as ``per_block=False``."""
-    new, old = MissCosts(), MissCosts(per_block=False)
-    for costs in (new, old):
-        for p, (nbytes, seconds) in enumerate(((800, 8.0), (100, 1.0), (100, 1.0), (100, 2.0))):
-            costs.sized((5, p), nbytes)
-            costs.task_time(5, seconds, p)
-        costs.task_time(5, 3.0)  # a task whose block is not known: the mean only
-    assert costs.rebuild_s[5] == new.rebuild_s[5] == pytest.approx(3.0)
-    assert [new.density((5, p)) for p in range(4)] == pytest.approx([0.01, 0.01, 0.01, 0.02])
-    assert [old.density((5, p)) for p in range(4)] == pytest.approx([3 / 800] + [3 / 100] * 3)
-    new.sized((5, 4), 300)  # a block whose building task was not measured: the RDD's mean
-    assert new.density((5, 4)) == pytest.approx(3.0 / 300)
-    new.forget(5, [(5, p) for p in range(5)])
-    assert not new.part_s and new.density((5, 0)) == UNKNOWN
-
-
-def test_the_planner_times_a_block_by_the_task_of_its_partition():
-    from lrc.dag import Dependency, Job, RDD, Stage
-    from lrc.planner import Planner
-
-    planner = Planner("crd")
-    rdds = [RDD(1, 4, (), cached=True), RDD(2, 4, (Dependency(1),)),
-            RDD(3, 2, (Dependency(1, "range", 0, 0, 2),), cached=True)]
-    planner.add_job(Job(0, (0, 1)), [Stage(0, 2, 4), Stage(1, 3, 2)], rdds)
-    costs = planner.refs.costs
-    planner.task_finished(0, 2, 5.0)
-    planner.task_finished(1, 0, 7.0)  # stage 1's RDD has 2 partitions, cached RDD 3 too
-    assert costs.part_s == {1: {2: 5.0}, 3: {0: 7.0}}
-    assert costs.rebuild_s == {1: 5.0, 3: 7.0}

@@ -12,9 +12,7 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +throttle: count changes published at most every 100 ms (what a table per task costs)
             "throttle": {"spark.lrc.publishMs": "100"},
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
-            "nocount": {"spark.lrc.countValues": "false"},
-            # +rddcost: crd charges every block its RDD's mean task time (the rule before)
-            "rddcost": {"spark.lrc.missCost": "rdd"}}
+            "nocount": {"spark.lrc.countValues": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
