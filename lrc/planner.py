@@ -17,7 +17,8 @@ from lrc.blockids import BlockIds, Either, IdView
 from lrc.cost import GPU_COST_WEIGHT, MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
-from lrc.predict import Predictor, dataset_name, shape_of
+from lrc.predict import Predictor
+from lrc.predicted import PredictedRefs
 from lrc.refcount import RefState
 from lrc.retries import FailedStores
 
@@ -25,7 +26,7 @@ from lrc.retries import FailedStores
 RECENT_COMPLETED = 2048  # completed stages remembered (a later job skips them) once forgotten
 
 
-class Planner:
+class Planner(PredictedRefs):
     """Reference counts for one application, online job by job or preloaded from a profile.
 
     ``profile``: a Trace of an earlier run of the same (recurring) application: every task's
@@ -43,14 +44,17 @@ class Planner:
     recorded PageRank the simulated LRC hit ratio falls from 0.71 to 0.60 with predictions).
     ``gpu_cost_weight``: a stage with ``gpus`` GPUs per task weighs 1 + gpu_cost_weight x gpus in
     the cost-aware policy (``RefState.seq_weight``; ``lrc.cost.GPU_COST_WEIGHT``); 0: no weight.
-    ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
+    ``state_read``: with predictions, the newest generation of a recurring dataset that no
+    predicted job reads keeps one read per block (``lrc.predicted``). ``bounded``: the live
+    brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
 
     def __init__(self, policy: str | Policy = "lrc", profile=None, peer_mode: str = "task",
                  simulated: bool = False, block_ids: BlockIds | None = None,
                  predict: bool | None = None, costs: MissCosts | None = None,
-                 gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False) -> None:
+                 gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False,
+                 state_read: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -83,6 +87,8 @@ class Planner:
         self.predictor = Predictor() if predict and not self.policy.constant else None
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
+        self._recurring: Counter[str] = Counter()  # dataset (`_site`) -> generations cached
+        self.state_read = state_read  # the newest generation keeps a read (`_predict`)
         self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
         self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
         self._new_planned: list[int] = []  # stages planned since the last take_planned()
@@ -175,93 +181,6 @@ class Planner:
                 self._plan_stage(s, created, lazy)
         if before is not None:
             self._predict(job, *before)
-
-    # ---- predicted references (lrc.predict) --------------------------------------------------
-    def _site(self, rdd_id: int) -> str:
-        """A recurring dataset's identity: where the code created the RDD and which job first
-        computed it (PySpark creates every cached PythonRDD at one JVM call site; the job that
-        first computes it carries the Python line)."""
-        return f"{self._created_at(rdd_id)} @ {self._origin.get(rdd_id, '')}"
-
-    def _created_at(self, rdd_id: int) -> str:
-        """`dataset_name` of the RDD ("?" when unknown)."""
-        r = self.dag.rdds.get(rdd_id)
-        return "?" if r is None else dataset_name(r.call_site, r.name)
-
-    def _generations(self) -> dict[str, list[int]]:
-        """Cached RDDs by call site, oldest generation first."""
-        out: dict[str, list[int]] = {}
-        for rid in sorted(self.dag.rdds):
-            if self.dag.rdds[rid].cached:
-                out.setdefault(self._site(rid), []).append(rid)
-        return out
-
-    def _block(self, key: Hashable) -> Block:
-        return key if self.block_ids is None else self.block_ids.blocks[key]
-
-    def _drop_predictions(self) -> None:
-        for sid in self.predicted:
-            self.refs.forget_stage(sid)
-        self.predicted.clear()
-
-    def _predict(self, job: Job, before: dict[str, list[int]], known: set[int]) -> None:
-        """Remember the job's shape and register the reads of the jobs predicted after it."""
-        back = {rid: (site, len(ids) - 1 - i) for site, ids in before.items()
-                for i, rid in enumerate(ids)}
-
-        def key(b):
-            rdd, p = self._block(b)
-            g = back.get(rdd)
-            return None if g is None else (g[0], g[1], p)
-
-        seq = self.refs.stage_seq
-        ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
-        tasks = [list(self.refs.pending[s].values()) for s in ran]
-        weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
-        last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
-        result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
-        for r in self.dag.rdds:
-            if r not in known:
-                self._origin[r] = result
-        # a job's signature: where its result RDD was created, the same in every iteration of a
-        # loop (a generic one mixes shapes up); a map-stage-only job (adaptive SQL) is its own kind
-        map_job = last is not None and self.dag.stages[last].shuffle >= 0
-        signature = f"{result} (map stage)" if map_job else result
-        new = Counter(self._site(r) for r in self.dag.rdds
-                      if r not in known and self.dag.rdds[r].cached)
-        self.predictor.observe(shape_of(signature, tasks, key, new, weights))
-        now = self._generations()
-        shift: Counter[str] = Counter()
-        for shape in self.predictor.cycle():
-            for k, tasks in enumerate(shape.stages):
-                order = self._next_seq()
-                sid = -order  # unique, and never a Spark stage id
-                for part, reads in enumerate(tasks):
-                    blocks = []
-                    for site, gen, p in reads:
-                        ids, back_n = now.get(site, ()), gen - shift[site]
-                        if 0 <= back_n < len(ids):
-                            rid = ids[-1 - back_n]
-                            if p < self.dag.rdds[rid].num_partitions:
-                                blocks.append((rid, p))
-                    if blocks:
-                        self.refs.add_task(sid, part, self._keys(blocks), order)
-                w = shape.weights[k] if k < len(shape.weights) else 1.0
-                if w != 1.0 and sid in self.refs.stage_seq:
-                    self.refs.seq_weight[order] = w
-                self.predicted.append(sid)
-            shift.update(dict(shape.new_generations))
-        # newly cached, read by neither it nor a predicted job: one read per block, after them all
-        order = None
-        for rid in sorted(r for r in self.dag.rdds if r not in known and self.dag.rdds[r].cached):
-            keys = self._keys([(rid, p) for p in range(self.dag.rdds[rid].num_partitions)])
-            if any(self.refs.count.get(k) for k in keys):
-                continue
-            if order is None:
-                order = self._next_seq()
-                self.predicted.append(-order)
-            for p, k in enumerate(keys):
-                self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
 
     def _plan_stage(self, stage: Stage, created: set[Block], lazy: list | None = None) -> None:
         """Add the references of the stage's tasks. A task already registered (by a profile)

@@ -90,7 +90,8 @@ class Brain:
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
                                predict={"auto": None, "true": profile is None,
                                         "false": False}[settings.predict],
-                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True)
+                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True,
+                               state_read=settings.state_read)
         self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one

@@ -169,6 +169,11 @@ KEYS: tuple[Key, ...] = (
         "no events arrive, so an idle driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
+    Key("spark.lrc.stateRead", "true", _bool,
+        "With predictions, the newest generation of a recurring dataset that no predicted job "
+        "reads keeps one read per block (an iterative application's state, read after its loop; "
+        "lrc.predicted); false: none, the rule before, kept to measure the two side by side.",
+        internal=True),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
         "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
         internal=True),

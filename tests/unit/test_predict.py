@@ -84,12 +84,24 @@ def test_one_job_is_not_a_pattern_but_what_it_caches_will_be_read():
     assert refs_of(p, "links") == [0, 0, 0, 0] and refs_of(p, "ranks0") == [0, 0, 0, 0]
 
 
-def test_a_loop_that_ends_leaves_no_references_behind():
+def test_a_loop_that_ends_leaves_only_its_state_referenced():
+    """After the loop, a job never seen before predicts no job; what stays referenced is the
+    newest generation of the recurring dataset, one read per block: the state a job after the
+    loop reads (GraphX SVD++'s last job read the newest vertex generation, which the brain had
+    ranked dead: 6 of the 8 misses of it in 20 live runs, each a rebuild of 12 unpersisted
+    generations). Without a predicted job reading it, it had no reference at all."""
     a = iterative(iters=3, tail=True)
     p = run_jobs(a, jobs=5)  # init, 3 iterations, then the different report job
-    assert not p.predicted, "a job never seen before predicts nothing"
-    assert sum(p.refs.count.values()) == 0
-    assert not any(s < 0 for s in p.refs.pending), "replaced predictions are forgotten"
+    assert len(p.predicted) == 1, "one tail of single reads, no predicted job"
+    assert refs_of(p, "ranks3") == [1, 1, 1, 1]  # the newest generation
+    assert refs_of(p, "ranks2") == [0, 0, 0, 0] and refs_of(p, "links") == [0, 0, 0, 0]
+    assert sum(p.refs.count.values()) == 4
+    assert [s for s in p.refs.pending if s < 0] == p.predicted, "replaced ones are forgotten"
+
+
+def test_in_the_loop_the_newest_generation_is_read_by_the_predicted_iteration_alone():
+    p = run_jobs(iterative(iters=5), jobs=4)
+    assert refs_of(p, "ranks3") == [1, 1, 1, 1] and len(p.predicted) == 1  # no tail on top
 
 
 def test_a_prediction_that_keeps_failing_decays():

@@ -12,7 +12,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +throttle: count changes published at most every 100 ms (what a table per task costs)
             "throttle": {"spark.lrc.publishMs": "100"},
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
-            "nocount": {"spark.lrc.countValues": "false"}}
+            "nocount": {"spark.lrc.countValues": "false"},
+            # +nostate: no read kept for a recurring dataset's newest generation (the rule before)
+            "nostate": {"spark.lrc.stateRead": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it

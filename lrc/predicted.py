@@ -1,0 +1,115 @@
+"""The planner's predicted references (`lrc.predict`): what the jobs an iterative application
+has not submitted yet will read, registered after each real job and replaced by the next.
+
+A mixin of `lrc.planner.Planner` (its DAG, reference state, predictor and sequence numbers): the
+part of the planner that names datasets by call site and generation and turns a predicted job
+shape back into blocks.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable
+
+from lrc.dag import Block, Job
+from lrc.predict import dataset_name, shape_of
+
+
+class PredictedRefs:
+    """Needs, on the class it is mixed into: ``dag``, ``refs``, ``predictor``, ``predicted``
+    (pseudo stage ids holding predicted references), ``_origin``, ``_recurring``,
+    ``state_read``, ``block_ids``, ``_keys`` and ``_next_seq``."""
+
+    def _site(self, rdd_id: int) -> str:
+        """A recurring dataset's identity: where the code created the RDD and which job first
+        computed it (PySpark creates every cached PythonRDD at one JVM call site; the job that
+        first computes it carries the Python line)."""
+        return f"{self._created_at(rdd_id)} @ {self._origin.get(rdd_id, '')}"
+
+    def _created_at(self, rdd_id: int) -> str:
+        """`dataset_name` of the RDD ("?" when unknown)."""
+        r = self.dag.rdds.get(rdd_id)
+        return "?" if r is None else dataset_name(r.call_site, r.name)
+
+    def _generations(self) -> dict[str, list[int]]:
+        """Cached RDDs by call site, oldest generation first."""
+        out: dict[str, list[int]] = {}
+        for rid in sorted(self.dag.rdds):
+            if self.dag.rdds[rid].cached:
+                out.setdefault(self._site(rid), []).append(rid)
+        return out
+
+    def _block(self, key: Hashable) -> Block:
+        return key if self.block_ids is None else self.block_ids.blocks[key]
+
+    def _drop_predictions(self) -> None:
+        for sid in self.predicted:
+            self.refs.forget_stage(sid)
+        self.predicted.clear()
+
+    def _predict(self, job: Job, before: dict[str, list[int]], known: set[int]) -> None:
+        """Remember the job's shape and register the reads of the jobs predicted after it."""
+        back = {rid: (site, len(ids) - 1 - i) for site, ids in before.items()
+                for i, rid in enumerate(ids)}
+
+        def key(b):
+            rdd, p = self._block(b)
+            g = back.get(rdd)
+            return None if g is None else (g[0], g[1], p)
+
+        seq = self.refs.stage_seq
+        ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
+        tasks = [list(self.refs.pending[s].values()) for s in ran]
+        weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
+        last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
+        result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
+        for r in self.dag.rdds:
+            if r not in known:
+                self._origin[r] = result
+        # a job's signature: where its result RDD was created, the same in every iteration of a
+        # loop (a generic one mixes shapes up); a map-stage-only job (adaptive SQL) is its own kind
+        map_job = last is not None and self.dag.stages[last].shuffle >= 0
+        signature = f"{result} (map stage)" if map_job else result
+        new = Counter(self._site(r) for r in self.dag.rdds
+                      if r not in known and self.dag.rdds[r].cached)
+        self.predictor.observe(shape_of(signature, tasks, key, new, weights))
+        self._recurring.update(new)
+        now = self._generations()
+        shift: Counter[str] = Counter()
+        foreseen: set[int] = set()  # RDDs a predicted job reads
+        for shape in self.predictor.cycle():
+            for k, tasks in enumerate(shape.stages):
+                order = self._next_seq()
+                sid = -order  # unique, and never a Spark stage id
+                for part, reads in enumerate(tasks):
+                    blocks = []
+                    for site, gen, p in reads:
+                        ids, back_n = now.get(site, ()), gen - shift[site]
+                        if 0 <= back_n < len(ids):
+                            rid = ids[-1 - back_n]
+                            if p < self.dag.rdds[rid].num_partitions:
+                                blocks.append((rid, p))
+                                foreseen.add(rid)
+                    if blocks:
+                        self.refs.add_task(sid, part, self._keys(blocks), order)
+                w = shape.weights[k] if k < len(shape.weights) else 1.0
+                if w != 1.0 and sid in self.refs.stage_seq:
+                    self.refs.seq_weight[order] = w
+                self.predicted.append(sid)
+            shift.update(dict(shape.new_generations))
+        # one read per block after them all: of a newly cached RDD that neither the job nor a
+        # predicted one reads, and of the newest generation of a recurring dataset that no
+        # predicted job reads (an iterative application's state, which a job after its loop
+        # reads unforeseen: SVD++'s last job)
+        newest = {ids[-1] for site, ids in now.items()
+                  if self.state_read and self._recurring[site] > 1 and ids[-1] not in foreseen}
+        order = None
+        for rid in sorted({r for r in self.dag.rdds if r not in known
+                           and self.dag.rdds[r].cached} | newest):
+            keys = self._keys([(rid, p) for p in range(self.dag.rdds[rid].num_partitions)])
+            if rid not in newest and any(self.refs.count.get(k) for k in keys):
+                continue
+            if order is None:
+                order = self._next_seq()
+                self.predicted.append(-order)
+            for p, k in enumerate(keys):
+                self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
