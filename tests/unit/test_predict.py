@@ -88,7 +88,7 @@ def test_a_loop_that_ends_leaves_only_its_state_referenced():
     """After the loop, a job never seen before predicts no job; what stays referenced is the
     newest generation of the recurring dataset, one read per block: the state a job after the
     loop reads (GraphX SVD++'s last job read the newest vertex generation, which the brain had
-    ranked dead: 6 of the 8 misses of it in 20 live runs, each a rebuild of 12 unpersisted
+    ranked dead: 7 of the 9 misses of it in 20 live runs, each a rebuild of 12 unpersisted
     generations). Without a predicted job reading it, it had no reference at all."""
     a = iterative(iters=3, tail=True)
     p = run_jobs(a, jobs=5)  # init, 3 iterations, then the different report job
