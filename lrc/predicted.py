@@ -72,8 +72,10 @@ class PredictedRefs:
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
         self.predictor.observe(shape_of(signature, tasks, key, new, weights))
-        self._recurring.update(new)
         now = self._generations()
+        self._recurring.update(new)
+        if len(self._recurring) > 1024:  # bounded: datasets no longer cached are forgotten
+            self._recurring = Counter({k: n for k, n in self._recurring.items() if k in now})
         shift: Counter[str] = Counter()
         foreseen: set[int] = set()  # RDDs a predicted job reads
         for shape in self.predictor.cycle():

@@ -150,6 +150,7 @@ def structure_sizes(brain: Brain) -> dict[str, int]:
         "planner.lookups": len(p.failed_stores.lookups),
         "planner.locations": len(p.locations),
         "planner.origin": len(p._origin), "planner.builder": len(p._builder),
+        "planner.recurring": len(p._recurring),
         "planner.builds": len(p._builds), "costs.samples": len(refs.costs._samples),
         "refs.pending": len(refs.pending), "refs.stage_seq": len(refs.stage_seq),
         "refs.count": len(refs.count), "refs.next_ref": len(refs.next_ref),

@@ -8,6 +8,8 @@ executors do with the table is tested against real executors in tests/spark.
 """
 from __future__ import annotations
 
+import pytest
+
 import lrc.planner
 import spark_plugin.brain
 import spark_plugin.events
@@ -17,7 +19,8 @@ from spark_plugin.brain import Brain
 from spark_plugin.scale import CountingBridge, feed, job_lines, structure_sizes
 
 
-def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
+@pytest.mark.parametrize("policy", ["lrc", "crd"])  # crd: predictions and their state too
+def test_brain_state_stays_flat_over_2000_jobs(monkeypatch, policy):
     # small caps, so that 500 jobs (1,000 stages) already fill them
     monkeypatch.setattr(lrc.planner, "RECENT_COMPLETED", 200)
     monkeypatch.setattr(spark_plugin.brain, "PUBLISHED_STAGES", 200)
@@ -27,7 +30,7 @@ def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
     monkeypatch.setattr(spark_plugin.events, "RDD_MEMORY", 800)
     bridge = CountingBridge()
     bridge.record = True
-    brain = Brain(bridge, LrcSettings.from_conf(policy="lrc"))
+    brain = Brain(bridge, LrcSettings.from_conf(policy=policy))
     sizes = {}
     for j in range(2000):
         feed(brain, bridge, job_lines(j, parts=2))
@@ -37,7 +40,8 @@ def test_brain_state_stays_flat_over_2000_jobs(monkeypatch):
              if v > sizes[500][k]}
     assert not grown, f"grows with the number of jobs (size at 500 jobs, at 2000): {grown}"
     s = sizes[2000]
-    assert s["dag.jobs"] == 0 and s["dag.stages"] == 0 and s["refs.pending"] == 0
+    assert s["dag.jobs"] == 0 and s["dag.stages"] == 0
+    assert s["refs.pending"] == len(brain.planner.predicted)  # only predicted stages (crd)
     assert s["dag.rdds"] <= 3  # the base RDD and the two cached RDDs still persisted
     assert s["brain.published_rdds"] <= 3 and s["planner.completed"] <= 200
     assert s["brain.stage_memory"] <= 400 and s["brain.stage_memory_rdds"] <= 800
