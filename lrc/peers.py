@@ -75,34 +75,6 @@ class PeerGroups:
             gids = self.member_of[block] = set()
         gids.add(gid)
 
-    def add_all(self, gid: Hashable, blocks: tuple) -> None:
-        """``add(gid, b)`` for each of ``blocks`` (distinct), in one call: a new task's group is
-        built whole (planning registers thousands of tasks per job)."""
-        if not blocks:
-            return
-        if gid in self.groups:
-            for b in blocks:
-                self.add(gid, b)
-            return
-        g = self.groups[gid] = _Group()
-        g.refs = dict.fromkeys(blocks, 1)
-        cached, member_of = self.cached, self.member_of
-        missing = 0
-        for b in blocks:
-            if b not in cached:
-                missing += 1
-            gids = member_of.get(b)
-            if gids is None:
-                member_of[b] = {gid}
-            else:
-                gids.add(gid)
-        g.missing = missing
-        if not missing:
-            eff = self.effective
-            for b in blocks:
-                eff[b] = eff.get(b, 0) + 1
-            self.changed.update(blocks)
-
     def remove(self, gid: Hashable, block: Hashable, n: int = 1) -> None:
         g = self.groups.get(gid)
         if g is None or block not in g.refs:

@@ -19,6 +19,7 @@ times in a row predicts nothing until it is right again.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -82,24 +83,13 @@ class Predictor:
         return []
 
 
-class _Memo(dict):
-    """``f(x)``, computed once per ``x``."""
-
-    def __init__(self, f) -> None:
-        self.f = f
-
-    def __missing__(self, x):
-        v = self[x] = self.f(x)
-        return v
-
-
 def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
              key: "callable", new_generations: Counter[str],
              weights: Sequence[float] = ()) -> JobShape:
     """A JobShape from a job's planned tasks (per stage, each task's reads, and its ``weights``
     if any); ``key`` maps a block to its Key, or None for one the prediction cannot name (then
     it is left out)."""
-    key = _Memo(key).__getitem__  # (a block is read by many tasks: named once)
+    key = functools.cache(key)  # (a block is read by many tasks: named once)
     out, kept = [], []
     for i, tasks in enumerate(stages):
         keyed = []

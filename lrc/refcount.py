@@ -114,7 +114,9 @@ class RefState:
                         next_ref[b] = seq
             changed.update(reads)
             if peers is not None:
-                peers.add_all((stage_id, partition) if by_task else stage_id, reads)
+                gid = (stage_id, partition) if by_task else stage_id
+                for b in reads:
+                    peers.add(gid, b)
         return added
 
     def finish_task(self, stage_id: int, partition: int) -> None:

@@ -4,9 +4,10 @@
 job_start line of a synthetic job of ``stages`` stages and feeds it through the code the live
 brain runs (`Brain.step` with a bridge that only counts what it is sent: `wire.decode_event`,
 `events.StageMemory`, `job_from_event`, `lrc.Planner.add_job`, the publish of the plan), timing
-the whole and the brain's own measures of its parts; pure Python, no Spark. Then the job's stages complete and a second job names all of
-them again (skipped, by id only, as the listener sends them) plus two new stages: its planning
-time shows the work per job follows its new stages, not the stages it lists.
+the whole and the brain's own measures of its parts; pure Python, no Spark. Then the job's
+stages complete and a second job names all of them again (skipped, by id only, as the listener
+sends them) plus two new stages: its planning time shows the work per job follows its new
+stages, not the stages it lists.
 
 The shape: a chain; stage k reads stage k-1's shuffle output (stage 0 the cached base RDD),
 zips it with the cached base RDD (narrow: a read of a base block per task), maps it, and every

@@ -1,13 +1,12 @@
-"""Planning registers a stage's tasks in one call (`RefState.add_tasks`, `PeerGroups.add_all`)
-and pauses the collector meanwhile (`gcpause`): each must leave exactly the state the one-by-one
-path leaves."""
+"""Planning registers a stage's tasks in one call (`RefState.add_tasks`) and pauses the collector
+meanwhile (`gcpause`): the batch must leave exactly the state the one-by-one path leaves, and the
+collector as it was."""
 from __future__ import annotations
 
 import gc
 
 from hypothesis import given, settings, strategies as st
 
-from lrc.peers import PeerGroups
 from lrc.refcount import RefState
 from spark_plugin.gcpause import gc_paused
 
@@ -48,26 +47,6 @@ def test_distinct_reads_are_taken_as_given():
     assert r.pending[0] == {0: ((1, 0), (2, 0)), 1: ((1, 1),)}
     assert dict(r.count) == {(1, 0): 1, (2, 0): 1, (1, 1): 1}
     assert r.add_tasks(0, [(0, [(9, 9)])], 1, distinct=True) == 0  # already registered
-
-
-@given(members=st.lists(st.integers(0, 6), unique=True, max_size=5),
-       cached=st.sets(st.integers(0, 6)), again=st.booleans())
-def test_a_group_added_whole_equals_its_members_one_by_one(members, cached, again):
-    one, whole = PeerGroups(set()), PeerGroups(set())
-    for g in (one, whole):
-        for b in cached:
-            g.set_cached(b, True)
-    for _ in range(2 if again else 1):  # the second time the group exists: member by member
-        for b in members:
-            one.add("g", b)
-        whole.add_all("g", tuple(members))
-    nonzero = {b: n for b, n in whole.effective.items() if n}
-    assert {b: n for b, n in one.effective.items() if n} == nonzero
-    # every block whose count moved is reported (one by one also reports some that moved back)
-    assert set(nonzero) <= whole.changed <= one.changed
-    assert {k: (g.refs, g.missing) for k, g in one.groups.items()} == \
-           {k: (g.refs, g.missing) for k, g in whole.groups.items()}
-    assert one.member_of == whole.member_of
 
 
 def test_the_collector_is_paused_and_restored_as_it_was():
