@@ -45,6 +45,16 @@ class JobShape:
     new_generations: tuple[tuple[str, int], ...]  # datasets this job adds generations to
     weights: tuple[float, ...] = ()  # per stage: what a miss there costs (GPU stages weigh more)
 
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The datasets the job reads: with the signature, what tells apart the jobs of one
+        generic helper applied to different data (``left.zip(right)`` on a, b, then b, c)."""
+        return tuple(sorted({k[0] for tasks in self.stages for reads in tasks for k in reads}))
+
+    @property
+    def kind(self) -> tuple[str, tuple[str, ...]]:
+        return self.signature, self.inputs
+
 
 class Predictor:
     """Job shapes seen so far, and the cycle they predict (see module docstring)."""
@@ -52,14 +62,14 @@ class Predictor:
     def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64) -> None:
         self.max_jobs, self.max_fails, self.history = max_jobs, max_fails, history
         self.shapes: list[JobShape] = []
-        self.fails: Counter[str] = Counter()
-        self._expected: tuple[str, str] | None = None  # (predicting signature, next predicted)
+        self.fails: Counter[tuple] = Counter()  # by JobShape.kind
+        self._expected: tuple[tuple, tuple] | None = None  # (predicting kind, next predicted)
 
     def observe(self, shape: JobShape) -> None:
         """A real job was submitted: score the last prediction, remember the shape."""
         if self._expected is not None:
             source, predicted = self._expected
-            if predicted == shape.signature:
+            if predicted == shape.kind:
                 self.fails.pop(source, None)
             else:
                 self.fails[source] += 1
@@ -73,13 +83,16 @@ class Predictor:
         if not self.shapes:
             return []
         last = self.shapes[-1]
-        if self.fails[last.signature] >= self.max_fails:
-            return []
-        for i in range(len(self.shapes) - 2, -1, -1):
-            if self.shapes[i].signature == last.signature:
-                out = self.shapes[i + 1:][:self.max_jobs]
-                self._expected = (last.signature, out[0].signature)
-                return out
+        # the previous job of the same kind; else of the same signature (a loop's first
+        # iteration reads the initial generation from another call site than the next ones)
+        for same in (lambda s: s.kind == last.kind, lambda s: s.signature == last.signature):
+            for i in range(len(self.shapes) - 2, -1, -1):
+                if same(self.shapes[i]):
+                    out = self.shapes[i + 1:][:self.max_jobs]
+                    self._expected = (last.kind, out[0].kind)
+                    # a kind whose predictions keep failing predicts nothing, but is still
+                    # scored: right once, it predicts again
+                    return out if self.fails[last.kind] < self.max_fails else []
         return []
 
 

@@ -112,5 +112,41 @@ def test_a_prediction_that_keeps_failing_decays():
     for i, s in enumerate(sites):
         a.action(a.rdd([o2o(base)], name=f"{s}{i}", site=s))
     p = run_jobs(a, jobs=len(sites))
-    assert any(sig.startswith("A ") and n >= 2 for sig, n in p.predictor.fails.items())
+    assert any(kind[0].startswith("A ") and n >= 2 for kind, n in p.predictor.fails.items())
     assert not p.predicted
+
+
+def pairs(rounds: int) -> App:
+    """zip-shaped: one helper (one call site) zips x with y, then y with z, every round."""
+    a = App("pairs", 0, parts=4)
+    base = a.rdd([shuffle(a.rdd())], mb=1, name="base")
+    x, y, z = (a.rdd([o2o(base)], mb=1, name=name) for name in "xyz")
+    for r in (x, y, z):
+        a.action(r)
+    for i in range(rounds):
+        a.action(a.rdd([o2o(x), o2o(y)], site="zip helper"))
+        a.action(a.rdd([o2o(y), o2o(z)], site="zip helper"))
+    return a
+
+
+def test_one_helper_on_different_data_is_told_apart_by_what_it_reads():
+    """Jobs of one helper share their result's call site; what they read tells them apart.
+    After zip(x, y) the next job is zip(y, z), as after the last zip(x, y): z carries its
+    read. Matched by call site alone, zip(x, y) was predicted to follow the last zip(y, z)
+    again, and z had none."""
+    a = pairs(rounds=3)
+    p = run_jobs(a, jobs=6)  # the 3 materialising jobs, zip(x,y), zip(y,z), zip(x,y)
+    assert refs_of(p, "z") == [1, 1, 1, 1]
+    assert refs_of(p, "y") == [2, 2, 2, 2] and refs_of(p, "x") == [1, 1, 1, 1]
+
+
+def test_a_kind_that_failed_predicts_again_once_it_is_right():
+    a = App("flip", 0, parts=2)
+    base = a.rdd([shuffle(a.rdd())], mb=1, name="base")
+    sites = ["A", "B", "A", "C", "A", "D", "A", "D", "A"]
+    for i, s in enumerate(sites):
+        a.action(a.rdd([o2o(base)], name=f"{s}{i}", site=s))
+    p = run_jobs(a, jobs=len(sites) - 2)  # A after D, as last time, but A is switched off
+    assert not p.predicted
+    p = run_jobs(a, jobs=len(sites))  # the guess (D) was right: A predicts again
+    assert p.predicted
