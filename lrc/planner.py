@@ -45,7 +45,9 @@ class Planner(PredictedRefs):
     ``gpu_cost_weight``: a stage with ``gpus`` GPUs per task weighs 1 + gpu_cost_weight x gpus in
     the cost-aware policy (``RefState.seq_weight``; ``lrc.cost.GPU_COST_WEIGHT``); 0: no weight.
     ``state_read``: with predictions, the newest generation of a recurring dataset that no
-    predicted job reads keeps one read per block (``lrc.predicted``). ``bounded``: the live
+    predicted job reads keeps one read per block (``lrc.predicted``); ``predict_kinds``: jobs
+    are matched by their signature and the datasets they read (``lrc.predict``), else by the
+    signature alone. ``bounded``: the live
     brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
@@ -54,7 +56,7 @@ class Planner(PredictedRefs):
                  simulated: bool = False, block_ids: BlockIds | None = None,
                  predict: bool | None = None, costs: MissCosts | None = None,
                  gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False,
-                 state_read: bool = True) -> None:
+                 state_read: bool = True, predict_kinds: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -84,7 +86,8 @@ class Planner(PredictedRefs):
         self._seq = 0
         if predict is None:
             predict = profile is None and self.policy.needs_order
-        self.predictor = Predictor() if predict and not self.policy.constant else None
+        self.predictor = (Predictor(kinds=predict_kinds) if predict and not self.policy.constant
+                          else None)
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._recurring: Counter[str] = Counter()  # dataset (`_site`) -> generations cached

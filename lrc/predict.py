@@ -44,12 +44,9 @@ class JobShape:
     stages: tuple[tuple[tuple[Key, ...], ...], ...]
     new_generations: tuple[tuple[str, int], ...]  # datasets this job adds generations to
     weights: tuple[float, ...] = ()  # per stage: what a miss there costs (GPU stages weigh more)
-
-    @property
-    def inputs(self) -> tuple[str, ...]:
-        """The datasets the job reads: with the signature, what tells apart the jobs of one
-        generic helper applied to different data (``left.zip(right)`` on a, b, then b, c)."""
-        return tuple(sorted({k[0] for tasks in self.stages for reads in tasks for k in reads}))
+    # the datasets the job reads: with the signature, what tells apart the jobs of one generic
+    # helper applied to different data (``left.zip(right)`` on a and b, then on b and c)
+    inputs: tuple[str, ...] = ()
 
     @property
     def kind(self) -> tuple[str, tuple[str, ...]]:
@@ -59,8 +56,10 @@ class JobShape:
 class Predictor:
     """Job shapes seen so far, and the cycle they predict (see module docstring)."""
 
-    def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64) -> None:
+    def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64,
+                 kinds: bool = True) -> None:
         self.max_jobs, self.max_fails, self.history = max_jobs, max_fails, history
+        self.kinds = kinds  # False: jobs matched by signature alone (the rule before kinds)
         self.shapes: list[JobShape] = []
         self.fails: Counter[tuple] = Counter()  # by JobShape.kind
         self._expected: tuple[tuple, tuple] | None = None  # (predicting kind, next predicted)
@@ -69,7 +68,7 @@ class Predictor:
         """A real job was submitted: score the last prediction, remember the shape."""
         if self._expected is not None:
             source, predicted = self._expected
-            if predicted == shape.kind:
+            if predicted == self._kind(shape):
                 self.fails.pop(source, None)
             else:
                 self.fails[source] += 1
@@ -83,17 +82,21 @@ class Predictor:
         if not self.shapes:
             return []
         last = self.shapes[-1]
+        kind = self._kind(last)
         # the previous job of the same kind; else of the same signature (a loop's first
         # iteration reads the initial generation from another call site than the next ones)
-        for same in (lambda s: s.kind == last.kind, lambda s: s.signature == last.signature):
+        for same in (lambda s: self._kind(s) == kind, lambda s: s.signature == last.signature):
             for i in range(len(self.shapes) - 2, -1, -1):
                 if same(self.shapes[i]):
                     out = self.shapes[i + 1:][:self.max_jobs]
-                    self._expected = (last.kind, out[0].kind)
+                    self._expected = (kind, self._kind(out[0]))
                     # a kind whose predictions keep failing predicts nothing, but is still
                     # scored: right once, it predicts again
-                    return out if self.fails[last.kind] < self.max_fails else []
+                    return out if self.fails[kind] < self.max_fails else []
         return []
+
+    def _kind(self, shape: JobShape) -> tuple:
+        return shape.kind if self.kinds else (shape.signature,)
 
 
 def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
@@ -103,15 +106,16 @@ def shape_of(signature: str, stages: Sequence[Sequence[Sequence[Hashable]]],
     if any); ``key`` maps a block to its Key, or None for one the prediction cannot name (then
     it is left out)."""
     key = functools.cache(key)  # (a block is read by many tasks: named once)
-    out, kept = [], []
+    out, kept, inputs = [], [], set()
     for i, tasks in enumerate(stages):
         keyed = []
         for reads in tasks:
             ks = tuple(filter(None, map(key, reads)))  # (a Key is a non-empty tuple)
             if ks:
                 keyed.append(ks)
+                inputs.update(k[0] for k in ks)
         if keyed:
             out.append(tuple(keyed))
             kept.append(weights[i] if i < len(weights) else 1.0)
     return JobShape(signature, tuple(out), tuple(sorted(new_generations.items())),
-                    tuple(kept) if any(w != 1.0 for w in kept) else ())
+                    tuple(kept) if any(w != 1.0 for w in kept) else (), tuple(sorted(inputs)))

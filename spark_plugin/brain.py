@@ -91,7 +91,8 @@ class Brain:
                                predict={"auto": None, "true": profile is None,
                                         "false": False}[settings.predict],
                                gpu_cost_weight=settings.gpu_cost_weight, bounded=True,
-                               state_read=settings.state_read)
+                               state_read=settings.state_read,
+                               predict_kinds=settings.predict_kinds)
         self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one

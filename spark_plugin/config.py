@@ -174,6 +174,11 @@ KEYS: tuple[Key, ...] = (
         "reads keeps one read per block (an iterative application's state, read after its loop; "
         "lrc.predicted); false: none, the rule before, kept to measure the two side by side.",
         internal=True),
+    Key("spark.lrc.predictKinds", "true", _bool,
+        "With predictions, a job is matched to earlier ones by its result's call site and the "
+        "datasets it reads (lrc.predict); false: by the call site alone, the rule before, kept "
+        "to measure the two side by side.",
+        internal=True),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
         "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
         internal=True),

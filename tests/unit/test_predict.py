@@ -20,10 +20,10 @@ def iterative(iters: int, tail: bool = False) -> App:
     return a
 
 
-def run_jobs(a: App, jobs: int) -> Planner:
+def run_jobs(a: App, jobs: int, **planner) -> Planner:
     """Feed the planner the first `jobs` jobs of the app's trace, each run to its end."""
     tr = a.trace()
-    p = Planner("mrd")
+    p = Planner("mrd", **planner)
     seen: set[int] = set()
     for e in tr.events:
         if e.kind == "job_start":
@@ -138,6 +138,8 @@ def test_one_helper_on_different_data_is_told_apart_by_what_it_reads():
     p = run_jobs(a, jobs=6)  # the 3 materialising jobs, zip(x,y), zip(y,z), zip(x,y)
     assert refs_of(p, "z") == [1, 1, 1, 1]
     assert refs_of(p, "y") == [2, 2, 2, 2] and refs_of(p, "x") == [1, 1, 1, 1]
+    # spark.lrc.predictKinds=false: the rule before (by call site alone)
+    assert refs_of(run_jobs(a, jobs=6, predict_kinds=False), "z") == [0, 0, 0, 0]
 
 
 def test_a_kind_that_failed_predicts_again_once_it_is_right():

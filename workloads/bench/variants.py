@@ -14,7 +14,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +nocount: serialized blocks' values not counted (what counting costs a traced run)
             "nocount": {"spark.lrc.countValues": "false"},
             # +nostate: no read kept for a recurring dataset's newest generation (the rule before)
-            "nostate": {"spark.lrc.stateRead": "false"}}
+            "nostate": {"spark.lrc.stateRead": "false"},
+            # +nokind: predictions match jobs by call site alone (the rule before kinds)
+            "nokind": {"spark.lrc.predictKinds": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
