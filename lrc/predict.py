@@ -10,12 +10,15 @@ reads: ``ranks`` of the previous iteration, ``links`` every time.
 So each job is remembered as a *shape*: its signature (the call site of its result stage's RDD)
 and, per stage, every task's reads as ``(dataset call site, generation, partition)``, the
 generation counted back from the newest one that existed before the job was submitted (0: the
-newest). When the job just submitted has been seen before, the jobs that followed it last time
-are predicted to follow again, one cycle ahead; their reads are mapped onto today's generations
+newest). A job's *kind* is its signature and the datasets it reads (one helper applied to
+different data makes jobs of one signature and different kinds). When the job just submitted
+has a kind seen before - else a signature, as a loop's first iteration reads an initial
+generation created elsewhere - the jobs that followed it last time are predicted to follow
+again, one cycle ahead; their reads are mapped onto today's generations
 (a generation the predicted jobs will create themselves is skipped: it does not exist yet), so
 the newest generation inherits its predecessor's references and superseded ones get none. The
-next real job replaces every prediction; a signature whose predictions failed ``max_fails``
-times in a row predicts nothing until it is right again.
+next real job replaces every prediction; a kind whose predictions failed ``max_fails`` times
+in a row predicts nothing until it is right again.
 """
 from __future__ import annotations
 

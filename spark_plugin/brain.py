@@ -87,11 +87,10 @@ class Brain:
         the brain resynchronises (the fallback before it removed every array and move)."""
         settings = self.settings
         profile = load_trace(settings.profile) if settings.profile else None
+        predict = {"auto": None, "true": profile is None, "false": False}[settings.predict]
         self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                               predict={"auto": None, "true": profile is None,
-                                        "false": False}[settings.predict],
-                               gpu_cost_weight=settings.gpu_cost_weight, bounded=True,
-                               state_read=settings.state_read,
+                               predict=predict, gpu_cost_weight=settings.gpu_cost_weight,
+                               bounded=True, state_read=settings.state_read,
                                predict_kinds=settings.predict_kinds)
         self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
