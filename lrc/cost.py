@@ -14,11 +14,14 @@ is charged the median density of the RDDs already measured (``MissCosts.neutral`
 large value would keep every unmeasured block over every measured one (measured on SVD++ under
 crd: 20 of a run's 77 ranked evictions took such blocks, each generation's edge RDD kept over
 blocks read sooner), a small one would give them up first.
+
+An executor's first tasks run cold (``ColdStarts``): they pay its start-up, which a rebuild
+later does not, so their times count only while an RDD has no warm one.
 """
 from __future__ import annotations
 
 import statistics
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 DISK_BYTES_PER_S = 200e6
 # A reference from a GPU stage weighs 1 + GPU_COST_WEIGHT x (GPUs per task) in the cost-aware
@@ -27,6 +30,28 @@ DISK_BYTES_PER_S = 200e6
 # against a CPU core: about 8-10x), so its time is worth that much more.
 GPU_COST_WEIGHT = 8.0
 UNKNOWN = 1.0  # seconds per byte when nothing is measured: every block the same (distance decides)
+
+
+class ColdStarts:
+    """Which finished tasks ran cold: the first one per task slot (``cores``) to end on each
+    executor. Those pay the executor's start-up - JVM class loading and JIT, the Python
+    worker's fork and imports: 2.2-4.1 s against 0.19-0.39 s for the same stage's other tasks
+    in the event logs of every benchmark workload (results/whatif/online) - which rebuilding a
+    block later does not. Executors with no known core count have one slot."""
+
+    def __init__(self, cores: Mapping[str, int] | None = None) -> None:
+        self.cores: dict[str, int] = dict(cores or {})
+        self._ended: dict[str, int] = {}
+
+    def task_ended(self, executor: str | None) -> bool:
+        """Count a finished task of ``executor``: True if it ran cold (unknown executor: no)."""
+        if executor is None:
+            return False
+        n = self._ended.get(executor, 0)
+        if n >= self.cores.get(executor, 1):
+            return False
+        self._ended[executor] = n + 1
+        return True
 
 
 class MissCosts:
@@ -38,17 +63,25 @@ class MissCosts:
         self.size: dict[Hashable, int] = {}
         self.rebuild_s: dict[int, float] = {}  # rdd -> seconds to rebuild one of its blocks
         self.disk: set[int] = set()  # RDDs whose evicted blocks go to disk
-        self._samples: dict[int, int] = {}  # rdd -> task durations in its rebuild_s
+        # rdd -> (task durations in its rebuild_s, whether all of them ran cold)
+        self._samples: dict[int, tuple[int, bool]] = {}
         self._neutral: float | None = None  # None: to compute again
 
     def sized(self, block: Hashable, nbytes: int) -> None:
         self.size[block] = nbytes
         self._neutral = None
 
-    def task_time(self, rdd: int, seconds: float) -> None:
-        """A task that computed ``rdd`` first took ``seconds``: a running mean per RDD."""
-        n = self._samples[rdd] = self._samples.get(rdd, 0) + 1
-        old = self.rebuild_s.get(rdd, 0.0)
+    def task_time(self, rdd: int, seconds: float, cold: bool = False) -> None:
+        """A task that computed ``rdd`` first took ``seconds``: a running mean per RDD, of its
+        warm tasks once it has one (a ``cold`` task's time stands in until then)."""
+        n, all_cold = self._samples.get(rdd, (0, True))
+        if cold and not all_cold:
+            return
+        if all_cold and not cold:
+            n = 0  # the first warm time replaces the cold ones
+        n += 1
+        self._samples[rdd] = (n, cold)
+        old = self.rebuild_s.get(rdd, 0.0) if n > 1 else 0.0
         self.rebuild_s[rdd] = old + (seconds - old) / n
         self._neutral = None
 

@@ -5,7 +5,8 @@ the same run mean the same thing block by block.
 
 Reads/creates are derived from the DAG, exactly as the simulator and the planner derive them
 (`AppDAG.task_reads` given what earlier tasks materialized); a task's duration is shared evenly
-among the RDDs it computed (its compute-cost estimate).
+among the RDDs it computed (its compute-cost estimate), from the warm tasks where an RDD has
+one (`lrc.cost.ColdStarts`: an executor's first tasks pay its start-up, a rebuild does not).
 """
 from __future__ import annotations
 
@@ -14,25 +15,30 @@ from collections import defaultdict
 from statistics import median
 from typing import Iterable, Mapping
 
+from lrc.cost import ColdStarts
 from lrc.dag import AppDAG, Block
 from lrc.trace import Event, Trace
 
 
-def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
-                 ) -> tuple[list[Event], dict[int, list[float]]]:
+def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None,
+                 cores: Mapping[str, int] | None = None
+                 ) -> tuple[list[Event], dict[int, list[tuple[float, bool]]]]:
     """Replay ``events`` in order: each task's reads/creates given what earlier tasks
     materialized. An unpersist forgets the RDD's blocks, and later tasks neither read nor store
     them (Spark computes an unpersisted RDD's blocks without storing them; an RDD persisted again
     after its unpersist is not modelled). Task events of stages the DAG does not
     know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
-    shares (seconds) of the tasks that computed it. ``limit``: a task whose narrow lineage
+    shares (seconds) of the tasks that computed it, each with whether the task ran cold
+    (``cores``: task slots per executor, `ColdStarts`). ``limit``: a task whose narrow lineage
     covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
     materialized: set[Block] = set()
     unpersisted: set[int] = set()
     out: list[Event] = []
-    shares: dict[int, list[float]] = defaultdict(list)
+    shares: dict[int, list[tuple[float, bool]]] = defaultdict(list)
+    starts = ColdStarts(cores)
     for ev in events:
         if ev.kind == "task":
+            cold = starts.task_ended(ev.executor)
             if ev.stage_id not in dag.stages:
                 continue
             try:
@@ -44,7 +50,7 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
             ev = dataclasses.replace(ev, reads=tuple(reads), creates=tuple(creates))
             computed = {b[0] for b in creates} | {dag.stages[ev.stage_id].rdd_id}
             for rid in computed:
-                shares[rid].append((ev.duration_s or 0.0) / len(computed))
+                shares[rid].append(((ev.duration_s or 0.0) / len(computed), cold))
         elif ev.kind == "unpersist":
             materialized = {b for b in materialized if b[0] != ev.rdd_id}
             unpersisted.add(ev.rdd_id)
@@ -54,22 +60,25 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None
 
 def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int],
                 ever_cached: Mapping[int, str], name: str = "", limit: int | None = None,
-                elements: Mapping[Block, int] | None = None) -> Trace:
+                elements: Mapping[Block, int] | None = None,
+                cores: Mapping[str, int] | None = None) -> Trace:
     """The trace of a run: a copy of ``dag`` (callers' RDD objects are not changed) with the
     RDDs in ``ever_cached`` (rdd id -> storage level while cached) marked cached, compute costs
     from task durations, block sizes from ``sizes`` and element counts from ``elements`` (a
     cached RDD's unmeasured partitions get the median of its measured ones; an RDD with none
-    measured keeps what the DAG says), and the events with reads/creates derived."""
+    measured keeps what the DAG says), and the events with reads/creates derived. ``cores``:
+    task slots per executor, which tells the cold tasks (`derive_reads`)."""
     rdds = {rid: dataclasses.replace(r) for rid, r in dag.rdds.items()}
     for rid, level in ever_cached.items():
         if rid in rdds:
             rdds[rid].cached, rdds[rid].storage_level = True, level
     out = AppDAG(rdds=rdds, stages=dict(dag.stages), jobs=dict(dag.jobs))
-    derived, shares = derive_reads(out, events, limit)
+    derived, shares = derive_reads(out, events, limit, cores)
     measured = {"block_bytes": _by_rdd(sizes), "block_elements": _by_rdd(elements or {})}
     for rid, r in rdds.items():
         if shares.get(rid):
-            r.compute_cost = median(shares[rid])
+            warm = [t for t, cold in shares[rid] if not cold]
+            r.compute_cost = median(warm or [t for t, _ in shares[rid]])
         if r.cached:
             for k, by_rdd in measured.items():
                 known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}

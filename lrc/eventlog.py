@@ -80,6 +80,8 @@ class EventLogTrace:
     tasks: int = 0
     executors: set[str] = field(default_factory=set)
     cores: int = 0  # cores per executor (median of ExecutorAdded's Total Cores; 0: unknown)
+    # seconds from the first job's submission to the last job's end (None: the log has no times)
+    jobs_span_s: float | None = None
     size_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> measured | ...
     unknown_events: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
@@ -125,7 +127,8 @@ class _Parser:
         self.sizes: dict[Block, int] = {}
         self.ever_cached: dict[int, str] = {}
         self.info_sizes: dict[int, tuple[int, int]] = {}  # rdd -> (bytes, cached partitions)
-        self.cores: list[int] = []
+        self.cores: dict[str, int] = {}  # executor -> its Total Cores
+        self.job_times: tuple[int, int] | None = None  # earliest, latest job time logged (ms)
         self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager, on heap)
         self.storage_fraction: float | None = None  # spark.memory.storageFraction, when set
         self.unroll_threshold = SPARK_UNROLL_THRESHOLD  # spark.storage.unrollMemoryThreshold
@@ -151,6 +154,7 @@ class _Parser:
         self.jobs[job] = Job(job, tuple(stage_ids))
         self._number_shuffles(stage_ids)
         self.events.append(Event.job_start(job))
+        self._job_time(e, "Submission Time")
 
     def _number_shuffles(self, stage_ids: list[int]) -> None:
         """A stage another depends on writes a shuffle, known by its final RDD (two shuffles of
@@ -262,6 +266,13 @@ class _Parser:
 
     def job_end(self, e: dict) -> None:
         self.events.append(Event.job_end(int_field(e, "Job ID")))
+        self._job_time(e, "Completion Time")
+
+    def _job_time(self, e: dict, key: str) -> None:
+        if key in e:  # (optional: the span is then what the logged jobs say)
+            t = int_field(e, key, 0, 2**62)
+            lo, hi = self.job_times or (t, t)
+            self.job_times = min(lo, t), max(hi, t)
 
     def unpersist(self, e: dict) -> None:
         self.events.append(Event.unpersist(int_field(e, "RDD ID")))
@@ -287,7 +298,7 @@ class _Parser:
     def executor_added(self, e: dict) -> None:
         info = e.get("Executor Info")
         if isinstance(info, dict) and "Total Cores" in info:
-            self.cores.append(int_field(info, "Total Cores", 1, 1 << 20))
+            self.cores[str_field(e, "Executor ID", "")] = int_field(info, "Total Cores", 1, 1 << 20)
 
     def block_manager(self, e: dict) -> None:
         bm = get_field(e, "Block Manager ID")
@@ -418,7 +429,7 @@ class _Parser:
             dag.validate()
             trace = build_trace(dag, self.events, self.sizes, self.ever_cached,
                                 name=f"eventlog:{out.app_name or out.app_id or self.path.name}",
-                                limit=MAX_TASK_BLOCKS)
+                                limit=MAX_TASK_BLOCKS, cores=self.cores)
         except ValueError as e:
             raise ValueError(f"{self.path}: implausible DAG: {e}") from None
         # the memory the tasks' execution claims were made in (lrc.execmem): the executors'
@@ -428,7 +439,9 @@ class _Parser:
         trace.unroll_threshold = self.unroll_threshold
         out.trace = trace
         out.tasks = len(self.task_bytes)
-        out.cores = int(median(self.cores)) if self.cores else 0
+        out.cores = int(median(self.cores.values())) if self.cores else 0
+        if self.job_times is not None and self.job_times[1] > self.job_times[0]:
+            out.jobs_span_s = (self.job_times[1] - self.job_times[0]) / 1000
         self._estimate_sizes(trace)
         if not self.ever_cached:
             self.warn(f"{self.path}: the application caches no RDD: nothing for a cache policy "

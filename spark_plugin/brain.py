@@ -14,6 +14,7 @@ from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
+from lrc.cost import ColdStarts
 from lrc.planner import Planner
 from lrc.trace import load_trace
 
@@ -47,6 +48,7 @@ class Brain:
         self._resync_wanted = False
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
+        self.cold_starts = ColdStarts()  # which task ends paid their executor's start-up
         self.stage_memory = StageMemory()  # stages job starts described (they name them later)
         self._job_stages: list[wire.StageInfo] = []  # the current job start's, resolved
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
@@ -314,7 +316,8 @@ class Brain:
             self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
             while len(self._finished_reads) > 100_000:
                 self._finished_reads.popitem(last=False)
-        self._planner_call("task_finished", stage, part, ev.duration_ms / 1000)
+        self._planner_call("task_finished", stage, part, ev.duration_ms / 1000,
+                           self.cold_starts.task_ended(ev.executor))
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:
         known = self._finished_reads.pop((stage, part), None)
@@ -354,6 +357,7 @@ class Brain:
 
     def _executor_added(self, ev: wire.ExecutorAdded) -> None:
         self.executors[ev.executor] = {"host": ev.host, "cores": ev.cores, "resources": ev.resources}
+        self.cold_starts.cores[ev.executor] = ev.cores
 
     def _executor_removed(self, ev: wire.ExecutorRemoved) -> None:
         self.executors.pop(ev.executor, None)

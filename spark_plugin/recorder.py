@@ -47,6 +47,7 @@ class TraceRecorder:
         self.unroll_threshold = unroll_threshold  # replays reserve unroll memory as the run did
         self.storage_fraction = storage_fraction
         self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager)
+        self.cores: dict[str, int] = {}  # executor -> its task slots (which tasks ran cold)
         self.dag = AppDAG()  # every job's stages and RDDs (the brain's planner forgets ended ones)
         self.events: list[Event] = []
         self.sizes: dict[Block, int] = {}
@@ -91,6 +92,8 @@ class TraceRecorder:
                         self.elements[b] = n
             case wire.BlockManagerAdded():
                 self.memory[ev.executor] = ev.mem
+            case wire.ExecutorAdded():
+                self.cores[ev.executor] = ev.cores
             case wire.BlockUpdate():
                 b = parse_block(ev.block)
                 size = max(ev.mem, ev.disk)
@@ -101,7 +104,8 @@ class TraceRecorder:
         """The trace: DAG with measured sizes and estimated costs, events with reads/creates
         (`lrc.derive.build_trace`, which event logs go through too)."""
         trace = build_trace(self.dag if dag is None else dag, self.events, self.sizes,
-                            self.ever_cached, name="recorded", elements=self.elements)
+                            self.ever_cached, name="recorded", elements=self.elements,
+                            cores=self.cores)
         trace.unroll_threshold = self.unroll_threshold
         trace.storage_fraction = self.storage_fraction
         trace.executor_memory = executor_memory(self.memory)

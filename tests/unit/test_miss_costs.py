@@ -1,7 +1,10 @@
 """What the live brain charges a miss of a block it has not measured yet (lrc.cost.MissCosts)."""
 import pytest
 
-from lrc.cost import UNKNOWN, MissCosts
+from lrc.cost import UNKNOWN, ColdStarts, MissCosts
+from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
+from lrc.derive import build_trace
+from lrc.trace import Event, Trace
 from lrc.policies import get_policy
 from lrc.refcount import RefState
 
@@ -42,3 +45,67 @@ def test_crd_ranks_an_unmeasured_block_by_its_distance_not_over_every_measured_o
     priority = get_policy("crd").bind(refs)
     assert priority((7, 0)) == pytest.approx(priority((2, 0)))
     assert priority((7, 0)) < priority((1, 0))
+
+
+def test_an_executors_first_task_per_slot_ran_cold():
+    starts = ColdStarts({"a": 2})
+    assert [starts.task_ended("a") for _ in range(3)] == [True, True, False]
+    assert [starts.task_ended("b") for _ in range(2)] == [True, False]  # cores unknown: 1 slot
+    assert starts.task_ended(None) is False
+
+
+def test_a_cold_task_time_stands_in_only_until_a_warm_one_comes():
+    """An executor's first task pays its start-up (2-4 s against 0.2-0.4 s in every benchmark's
+    event log); a rebuild later runs warm, so the warm time is the rebuild estimate."""
+    costs = MissCosts()
+    costs.task_time(1, 4.0, cold=True)
+    assert costs.rebuild_s[1] == 4.0  # nothing better known yet
+    costs.task_time(1, 3.0, cold=True)
+    assert costs.rebuild_s[1] == pytest.approx(3.5)
+    costs.task_time(1, 0.4)
+    assert costs.rebuild_s[1] == pytest.approx(0.4)  # the first warm time replaces them
+    costs.task_time(1, 5.0, cold=True)
+    costs.task_time(1, 0.2)
+    assert costs.rebuild_s[1] == pytest.approx(0.3)  # warm ones only, a running mean
+
+
+def test_a_trace_charges_an_rdd_its_warm_tasks_time():
+    """build_trace, which recorded runs and event logs both go through: an RDD computed by cold
+    and warm tasks costs what its warm ones took; one computed by cold tasks only keeps theirs."""
+    d = AppDAG()
+    d.add_rdd(RDD(0, 4))
+    d.add_rdd(RDD(1, 4, (Dependency(0),)))
+    d.add_rdd(RDD(2, 2))
+    d.add_stage(Stage(0, 1, 4))
+    d.add_stage(Stage(1, 2, 2))
+    d.add_job(Job(0, (0, 1)))
+    ev = [Event.job_start(0)]
+    ev += [Event.task(0, p, executor=str(p % 2), duration_s=dur)
+           for p, dur in enumerate((4.0, 3.0, 0.4, 0.2))]
+    ev += [Event.task(1, p, executor="x", duration_s=2.0 + p) for p in range(2)]
+    # one slot per executor: the tasks of partitions 0 and 1 ran cold; two: all four did
+    for cores, rdd1 in (({}, (0.4 + 0.2) / 2), ({"0": 2, "1": 2}, (3.0 + 0.4) / 2)):
+        t = build_trace(d, ev, {}, {1: "MEMORY_ONLY", 2: "MEMORY_ONLY"}, cores=cores)
+        assert t.dag.rdds[1].compute_cost == pytest.approx(rdd1)
+        assert t.dag.rdds[2].compute_cost == pytest.approx(3.0)  # executor x's second task
+
+
+def test_an_event_log_tells_cold_tasks_by_its_executors_cores(tmp_path):
+    """The event log's ExecutorAdded gives each executor's task slots: with two, both of its
+    first two tasks ran cold."""
+    import json
+    from lrc.eventlog import read_eventlog
+    from lrc.eventlog_write import write_eventlog
+    d = AppDAG()
+    d.add_rdd(RDD(1, 4, cached=True, storage_level="MEMORY_ONLY", block_bytes=10))
+    d.add_stage(Stage(0, 1, 4))
+    d.add_job(Job(0, (0,)))
+    ev = [Event.job_start(0)] + [Event.task(0, p, executor="7", duration_s=dur)
+                                 for p, dur in enumerate((4.0, 3.0, 0.4, 0.2))] + [Event.job_end(0)]
+    log = write_eventlog(Trace(d, ev), tmp_path / "app.log")
+    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.4)  # 1 slot
+    added = {"Event": "SparkListenerExecutorAdded", "Executor ID": "7", "Timestamp": 0,
+             "Executor Info": {"Host": "h", "Total Cores": 2}}
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:2] + [json.dumps(added)] + lines[2:]) + "\n")
+    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.3)
