@@ -471,9 +471,10 @@ Smallest cache at which the estimated job time is within 5% of unlimited memory'
 
 Hit ratio = cache hits / cached reads; bound = an upper bound on any policy's hit ratio
 (`lrc.bound`); recomputed = bytes of cached blocks rebuilt after an eviction; est. time = the
-simulator's cost model (task durations from the log, plus the rebuild time of each miss;
-`lrc/sim.py`) plus {_outside_text(res)}, x unlimited = over unlimited memory's
-{res.unlimited_time:.2f} s.
+simulator's cost model (task durations from the log, plus the rebuild time of each miss: what
+its RDD's first build took in warm tasks, which can exceed a rebuild's - 2.2x on a SQL join
+cached early - so estimates under pressure lean high; `lrc/sim.py`) plus {_outside_text(res)},
+x unlimited = over unlimited memory's {res.unlimited_time:.2f} s.
 
 {chr(10).join(lines)}
 

@@ -43,6 +43,7 @@ def test_time_outside_tasks_is_added_to_every_estimate(tmp_path):
         assert r["est_runtime"] == pytest.approx(sim.est_runtime + late.outside_s)
     report = " ".join(write_report(late, tmp_path / "out", "cmd").read_text().split())
     assert f"plus {late.outside_s:.2f} s outside tasks" in report
+    assert "estimates under pressure lean high" in report  # what a rebuild is priced at
 
 
 def test_a_log_without_job_times_adds_nothing(tmp_path):
