@@ -46,6 +46,25 @@ __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 # where references come from: the trace itself (a recurring application's profile), job by job
 # as live (predicted references for the jobs not yet submitted for mrd/crd), job by job only
 REFS = ("profile", "online", "blind")
+# the order a stage's tasks replay in: the trace's, or the one Spark's scheduler would pick from
+# what is cached when each executor frees a slot (``spark_next``)
+TASK_ORDERS = ("logged", "spark")
+
+
+def spark_next(tasks: list, ex: int, where: list, disk_at: list) -> tuple:
+    """The task Spark's scheduler gives executor ``ex`` next from a stage's pending ``tasks``
+    (compiled task events, in their logged order; removed from the list): the first that reads
+    a block ``ex`` holds in memory (``where``) or on its disk (``disk_at``: a block's location
+    is either for Spark; ``TaskSetManager.dequeueTask``'s PROCESS_LOCAL), else the first. It
+    runs on ``ex``. (Spark's NODE_LOCAL step - a block another executor of the host holds -
+    is left out: with it the replays of cc, tpch and sql moved further from their live runs.)"""
+    for i, t in enumerate(tasks):
+        for b in t[4]:
+            if where[b] == ex or disk_at[b] == ex:
+                t = tasks.pop(i)
+                return t[:3] + (ex,) + t[4:]
+    t = tasks.pop(0)
+    return t[:3] + (ex,) + t[4:]
 
 
 @dataclass
@@ -96,7 +115,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
              cluster: MixedCluster | None = None,
              gpu_cost_weight: float = GPU_COST_WEIGHT,
              storage_fraction: float | None = None, exec_claims: bool = True,
-             unroll_threshold: int | None = None, admit: bool = False) -> SimResult:
+             unroll_threshold: int | None = None, admit: bool = False,
+             task_order: str = "logged") -> SimResult:
     """Replay ``trace`` with cluster cache = ``cache_fraction`` x the cached working set (the
     most bytes cached at once with unlimited memory), split evenly over ``executors``.
     ``log_evictions`` records victims in ``result.evicted``. ``cluster``: executors of two
@@ -108,19 +128,30 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     replay the unroll memory a store reserves first (``lrc.unroll``; None: the trace's, and if
     it has none - synthetic - a store needs only its block's size). ``admit``: a store never
     evicts a block the policy ranks above the block being stored, and fails instead (the
-    executors' spark.lrc.admit, off by default; ``EvictionIndex``). A CompiledTrace can be
-    replayed any number of times: a replay never changes it."""
+    executors' spark.lrc.admit, off by default; ``EvictionIndex``). ``task_order="spark"``:
+    each task slot of a stage (its logged executor) takes the task Spark's scheduler would give
+    that executor from what is cached then (``spark_next``), not the logged one: a trace recorded
+    with ample memory runs its tasks in an order that pressure changes (not with ``cluster`` or
+    a policy that needs the future, whose positions follow the logged order). A CompiledTrace
+    can be replayed any number of times: a replay never changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
+    if task_order not in TASK_ORDERS:
+        raise ValueError(f"task_order must be one of {', '.join(TASK_ORDERS)}, not {task_order!r}")
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)
     storage_fraction = resolve_storage_fraction(ct.trace, storage_fraction)
     if unroll_threshold is None:
         unroll_threshold = ct.trace.unroll_threshold
-    return _Replay(ct, get_policy(policy), cache_fraction, executors, cores, refs, peer_mode,
+    policy = get_policy(policy)
+    if task_order == "spark" and (cluster is not None or policy.needs_future):
+        raise ValueError("task_order='spark' replays neither a MixedCluster nor a policy that "
+                         "needs the future (min)")
+    return _Replay(ct, policy, cache_fraction, executors, cores, refs, peer_mode,
                    disk_bytes_per_s, log_evictions, cluster, gpu_cost_weight,
-                   storage_fraction, exec_claims, unroll_threshold, admit).run()
+                   storage_fraction, exec_claims, unroll_threshold, admit,
+                   task_order == "spark").run()
 
 
 class _Replay:
@@ -130,8 +161,10 @@ class _Replay:
                  cores: int, refs: str, peer_mode: str, disk_bw: float, log: bool,
                  cluster: MixedCluster | None = None, gpu_weight: float = GPU_COST_WEIGHT,
                  storage_fraction: float = SPARK_STORAGE_FRACTION, claims: bool = True,
-                 unroll_threshold: int | None = None, admit: bool = False) -> None:
+                 unroll_threshold: int | None = None, admit: bool = False,
+                 spark_order: bool = False) -> None:
         self.ct, self.n, self.cores, self.disk_bw = ct, executors, cores, disk_bw
+        self.spark_order = spark_order
         # the DAG as the planner sees it: stages a MixedCluster binds to GPUs carry gpus
         self.dag = gpu_view(ct.trace.dag, cluster.gpu_stages) if cluster else ct.trace.dag
         self.mixed = Mixed(cluster, self.dag, executors, ct) if cluster else None
@@ -150,6 +183,8 @@ class _Replay:
         self.log = self.res.evicted if log else None
         self.where = [-1] * len(ct.blocks)  # executor caching each block, -1: none
         self.on_disk = bytearray(len(ct.blocks))
+        # with spark_order: the executor whose disk holds each block's copy (-1: none)
+        self.disk_at = [-1] * len(ct.blocks) if spark_order else None
         self.unpersisted: set[int] = set()  # their blocks are recomputed, never stored again
         # constant priorities (Spark's LRU): a hit's place is the order of the moves, not the read
         self.fresh_stamps = policy.constant
@@ -180,6 +215,8 @@ class _Replay:
             self.where[b] = -1
         for b in self.ct.rdd_blocks(rdd_id):
             self.on_disk[b] = 0
+            if self.disk_at is not None:
+                self.disk_at[b] = -1
         if self.planner is not None:
             for b in gone:
                 self.planner.set_cached(b, False)
@@ -211,6 +248,7 @@ class _Replay:
         caches, where = self.caches, self.where
         sizes, cost_of, inputs, disk, on_disk = ct.sizes, ct.cost, ct.inputs, ct.disk, self.on_disk
         prio, fresh, disk_bw, log = self.prio, self.fresh_stamps, self.disk_bw, self.log
+        disk_at = self.disk_at
         cache_aware, nb = self.cache_aware, len(where)
         materialized = planner.materialized if planner is not None else None
         refs = planner.refs if planner is not None else None
@@ -233,9 +271,11 @@ class _Replay:
         def dropped(victims) -> None:
             """Evicted blocks leave their executor (a copy stays on disk if their level has one)."""
             for v in victims:
-                where[v] = -1
                 if disk[v]:
                     on_disk[v] = 1
+                    if disk_at is not None:
+                        disk_at[v] = where[v]
+                where[v] = -1
             if log is not None:
                 log.extend(ct.blocks[v] for v in victims)
 
@@ -280,6 +320,8 @@ class _Replay:
                 uncached(victims)
                 if disk[b] and not on_disk[b]:
                     on_disk[b] = 1
+                    if disk_at is not None:
+                        disk_at[b] = ex
                     if materialized is not None:
                         planner.on_disk(b)
                 return cost
@@ -335,7 +377,16 @@ class _Replay:
         nreads = nhits = twr = tah = tasks = 0
         mixed = self.mixed
         gpu_stages = mixed.gpu_stages if mixed is not None else ()
+        pending = None
+        if self.spark_order:  # each stage's tasks not replayed yet, in their logged order
+            pending = {}
+            for ev in ct.events:
+                if ev[0] == 2:
+                    pending.setdefault(ev[1], []).append(ev)
         for ev in ct.events:
+            if pending is not None and ev[0] == 2:
+                ev = spark_next(pending[ev[1]], ev[3] if 0 <= ev[3] < n else ev[2] % n, where,
+                                disk_at)
             if ev[0] != 2:
                 self.control(ev[0], ev[1])
                 if planner is not None:
