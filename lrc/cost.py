@@ -21,7 +21,7 @@ later does not, so their times count only while an RDD has no warm one.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 DISK_BYTES_PER_S = 200e6
 # A reference from a GPU stage weighs 1 + GPU_COST_WEIGHT x (GPUs per task) in the cost-aware
@@ -36,11 +36,12 @@ class ColdStarts:
     """Which finished tasks ran cold: the first one per task slot (``cores``) to end on each
     executor. Those pay the executor's start-up - JVM class loading and JIT, the Python
     worker's fork and imports: 2.2-4.1 s against 0.19-0.39 s for the same stage's other tasks
-    in the event logs of every benchmark workload (results/whatif/online) - which rebuilding a
-    block later does not. Executors with no known core count have one slot."""
+    in the event logs of every benchmark workload (results/whatif/online/session36) - which
+    rebuilding a block later does not. ``cores``: an executor's core count (None: not known,
+    one slot)."""
 
-    def __init__(self, cores: Mapping[str, int] | None = None) -> None:
-        self.cores: dict[str, int] = dict(cores or {})
+    def __init__(self, cores: Callable[[str], int | None] = lambda executor: None) -> None:
+        self.cores = cores
         self._ended: dict[str, int] = {}
 
     def task_ended(self, executor: str | None) -> bool:
@@ -48,7 +49,7 @@ class ColdStarts:
         if executor is None:
             return False
         n = self._ended.get(executor, 0)
-        if n >= self.cores.get(executor, 1):
+        if n >= (self.cores(executor) or 1):
             return False
         self._ended[executor] = n + 1
         return True

@@ -35,7 +35,7 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None,
     unpersisted: set[int] = set()
     out: list[Event] = []
     shares: dict[int, list[tuple[float, bool]]] = defaultdict(list)
-    starts = ColdStarts(cores)
+    starts = ColdStarts((cores or {}).get)
     for ev in events:
         if ev.kind == "task":
             cold = starts.task_ended(ev.executor)

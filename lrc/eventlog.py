@@ -18,7 +18,9 @@ What becomes of the log (field names are Spark's):
   skipped, as live. An RDD is cached if its storage level was ever valid (memory or disk).
 - Events in log order: job start, stage submitted, successful task ends (stage, partition
   from "Partition ID", else "Index", executor, duration = Finish Time - Launch Time),
-  stage completed, unpersist (``SparkListenerUnpersistRDD``), job end.
+  stage completed, unpersist (``SparkListenerUnpersistRDD``), job end. The jobs' Submission and
+  Completion Times give ``EventLogTrace.jobs_span_s``; each executor's "Total Cores"
+  (``SparkListenerExecutorAdded``) tells which tasks ran cold (``lrc.cost.ColdStarts``).
 - Reads and creates of each task: derived from the DAG by ``lrc.derive`` - the function the
   live recorder uses - so the two traces of one run give the same reference counts.
 - Block sizes (``EventLogTrace.size_source`` says which, per cached RDD): ``measured`` from
@@ -48,6 +50,7 @@ from typing import Any, Callable
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
 from lrc.eventlog_sizes import input_metrics_sizes
+from lrc.eventlog_result import EventLogTrace
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  id_list, int_field, list_field, storage_level, str_field)
 from lrc.execmem import executor_memory, storage_fraction_of
@@ -63,44 +66,6 @@ MAX_TASK_BLOCKS = 500_000  # blocks one task's narrow lineage may cover (hostile
 MAX_EXPLICIT = 100_000  # a larger CartesianRDD gets no per-partition mapping (memory): unknown deps
 MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corrupt timestamp
 _MAX_WARNINGS_LOGGED = 20
-
-
-@dataclass
-class EventLogTrace:
-    """A parsed event log: the trace plus what the parser used and had to guess."""
-
-    trace: Trace
-    path: Path
-    spark_version: str = ""
-    app_id: str = ""
-    app_name: str = ""
-    complete: bool = True  # the log has SparkListenerApplicationEnd
-    files: list[Path] = field(default_factory=list)
-    lines: int = 0
-    tasks: int = 0
-    executors: set[str] = field(default_factory=set)
-    cores: int = 0  # cores per executor (median of ExecutorAdded's Total Cores; 0: unknown)
-    # seconds from the first job's submission to the last job's end (None: the log has no times)
-    jobs_span_s: float | None = None
-    size_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> measured | ...
-    unknown_events: Counter = field(default_factory=Counter)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def sizes_estimated(self) -> bool:
-        return any(s != "measured" for s in self.size_source.values())
-
-    @property
-    def sizes_known(self) -> bool:
-        return all(s != "unknown" for s in self.size_source.values())
-
-    def summary(self) -> str:
-        by = Counter(self.size_source.values())
-        src = ", ".join(f"{n} {k}" for k, n in sorted(by.items())) or "no cached RDD"
-        return (f"{self.path}: Spark {self.spark_version or '?'}, app {self.app_id or '?'}, "
-                f"{len(self.trace.dag.jobs)} jobs, {len(self.trace.dag.stages)} stages, "
-                f"{self.tasks} tasks, {len(self.size_source)} cached RDDs (block sizes: {src})"
-                + ("" if self.complete else "; INCOMPLETE (no application end)"))
 
 
 # ---- the parser ------------------------------------------------------------------------------
@@ -128,7 +93,7 @@ class _Parser:
         self.ever_cached: dict[int, str] = {}
         self.info_sizes: dict[int, tuple[int, int]] = {}  # rdd -> (bytes, cached partitions)
         self.cores: dict[str, int] = {}  # executor -> its Total Cores
-        self.job_times: tuple[int, int] | None = None  # earliest, latest job time logged (ms)
+        self.job_times = (2**62, 0)  # earliest, latest job submission / completion logged (ms)
         self.memory: dict[str, int] = {}  # executor -> its unified memory (block manager, on heap)
         self.storage_fraction: float | None = None  # spark.memory.storageFraction, when set
         self.unroll_threshold = SPARK_UNROLL_THRESHOLD  # spark.storage.unrollMemoryThreshold
@@ -271,8 +236,7 @@ class _Parser:
     def _job_time(self, e: dict, key: str) -> None:
         if key in e:  # (optional: the span is then what the logged jobs say)
             t = int_field(e, key, 0, 2**62)
-            lo, hi = self.job_times or (t, t)
-            self.job_times = min(lo, t), max(hi, t)
+            self.job_times = min(self.job_times[0], t), max(self.job_times[1], t)
 
     def unpersist(self, e: dict) -> None:
         self.events.append(Event.unpersist(int_field(e, "RDD ID")))
@@ -440,7 +404,7 @@ class _Parser:
         out.trace = trace
         out.tasks = len(self.task_bytes)
         out.cores = int(median(self.cores.values())) if self.cores else 0
-        if self.job_times is not None and self.job_times[1] > self.job_times[0]:
+        if self.job_times[1] > self.job_times[0]:
             out.jobs_span_s = (self.job_times[1] - self.job_times[0]) / 1000
         self._estimate_sizes(trace)
         if not self.ever_cached:

@@ -48,7 +48,7 @@ class Brain:
         self._resync_wanted = False
         self._dropped_seen = 0  # the JVM's drop count when the stream was last whole
         self.executors: dict[str, dict[str, Any]] = {}
-        self.cold_starts = ColdStarts()  # which task ends paid their executor's start-up
+        self.cold_starts = ColdStarts(lambda e: self.executors.get(e, {}).get("cores"))
         self.stage_memory = StageMemory()  # stages job starts described (they name them later)
         self._job_stages: list[wire.StageInfo] = []  # the current job start's, resolved
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
@@ -198,7 +198,7 @@ class Brain:
                 for line in lines:
                     self._handle(line)
                 self._dirty = self._dirty or bool(lines)
-                if self._dirty and (force or self._has_new_stages() or self._publish_due_in() <= 0):
+                if self._dirty and (force or self._unplanned_jobs or self._publish_due_in() <= 0):
                     self._publish()
         return len(lines)
 
@@ -211,9 +211,6 @@ class Brain:
     def _publish_due_in(self) -> float:
         """Milliseconds until count changes may be published again."""
         return self.settings.publish_ms - (time.monotonic() - self._last_publish) * 1000
-
-    def _has_new_stages(self) -> bool:
-        return bool(self._unplanned_jobs)
 
     def close(self) -> dict[str, Any]:
         """Stop the thread, apply the last events, write stats/trace files. Idempotent.
@@ -357,7 +354,6 @@ class Brain:
 
     def _executor_added(self, ev: wire.ExecutorAdded) -> None:
         self.executors[ev.executor] = {"host": ev.host, "cores": ev.cores, "resources": ev.resources}
-        self.cold_starts.cores[ev.executor] = ev.cores
 
     def _executor_removed(self, ev: wire.ExecutorRemoved) -> None:
         self.executors.pop(ev.executor, None)

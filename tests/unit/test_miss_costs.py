@@ -48,7 +48,7 @@ def test_crd_ranks_an_unmeasured_block_by_its_distance_not_over_every_measured_o
 
 
 def test_an_executors_first_task_per_slot_ran_cold():
-    starts = ColdStarts({"a": 2})
+    starts = ColdStarts({"a": 2}.get)
     assert [starts.task_ended("a") for _ in range(3)] == [True, True, False]
     assert [starts.task_ended("b") for _ in range(2)] == [True, False]  # cores unknown: 1 slot
     assert starts.task_ended(None) is False
