@@ -12,6 +12,7 @@ from lrc.bound import hit_bound
 from lrc.policies import ADMIT_MODES, POLICIES, get_policy
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
+from lrc.task_order import TASK_ORDERS
 from lrc.trace import load_trace
 from lrc.unroll import threshold_of
 
@@ -123,6 +124,9 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--admit", choices=ADMIT_MODES, default="auto",
                    help="admission as spark.lrc.admit sets it live: auto (default: on for crd, "
                         "the plugin's default policy), true (every policy but lru), false")
+    w.add_argument("--task-order", choices=TASK_ORDERS, default="spark",
+                   help="each stage's tasks in the order Spark's scheduler gives them from what "
+                        "the replay caches (spark, default) or as logged")
     w.add_argument("--out", type=Path, default=Path("whatif"),
                    help="write report.md, whatif.png, results.json here (default ./whatif)")
     w.add_argument("--jobs", type=_positive, default=None,
@@ -243,13 +247,15 @@ def main(argv: list[str] | None = None) -> int:
 def run_whatif_cmd(args, argv: list[str]) -> int:
     import logging
 
-    from lrc.whatif import fmt_bytes, run_whatif, write_report
+    from lrc.whatif import fmt_bytes, run_whatif
+    from lrc.whatif_report import write_report
 
     if not logging.getLogger().handlers:  # parser warnings to stderr, never stdout
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                             stream=sys.stderr)
     res = run_whatif(args.eventlog, args.cache_sizes, args.policies, args.executors, args.cores,
-                     args.refs, progress=None, jobs=args.jobs, admit=args.admit)
+                     args.refs, progress=None, jobs=args.jobs, admit=args.admit,
+                     task_order=args.task_order)
     cmd = "python -m lrc " + " ".join(shlex.quote(a) for a in argv)
     report = write_report(res, args.out, cmd)
     print(res.log.summary())

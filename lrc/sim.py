@@ -39,6 +39,7 @@ from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
+from lrc.task_order import TASK_ORDERS, spark_next, stage_places
 from lrc.trace import Trace
 
 __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
@@ -46,27 +47,6 @@ __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 # where references come from: the trace itself (a recurring application's profile), job by job
 # as live (predicted references for the jobs not yet submitted for mrd/crd), job by job only
 REFS = ("profile", "online", "blind")
-# the order a stage's tasks replay in: the trace's, or the one Spark's scheduler would pick from
-# what is cached when each executor frees a slot (``spark_next``)
-TASK_ORDERS = ("logged", "spark")
-
-
-def spark_next(tasks: list, ex: int, where: list, disk_at: list) -> tuple:
-    """The task Spark's scheduler gives executor ``ex`` next from a stage's pending ``tasks``
-    (compiled task events, in their logged order; removed from the list): the first that reads
-    a block ``ex`` holds in memory (``where``) or on its disk (``disk_at``: a block's location
-    is either for Spark; ``TaskSetManager.dequeueTask``'s PROCESS_LOCAL), else the first. It
-    runs on ``ex``. (Spark's NODE_LOCAL step - a block another executor of the host holds -
-    is left out: with it the replays of cc, tpch and sql moved further from their live runs.)"""
-    for i, t in enumerate(tasks):
-        for b in t[4]:
-            if where[b] == ex or disk_at[b] == ex:
-                t = tasks.pop(i)
-                return t[:3] + (ex,) + t[4:]
-    t = tasks.pop(0)
-    return t[:3] + (ex,) + t[4:]
-
-
 @dataclass
 class SimResult:
     workload: str
@@ -130,8 +110,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     evicts a block the policy ranks above the block being stored, and fails instead (the
     executors' spark.lrc.admit, off by default; ``EvictionIndex``). ``task_order="spark"``:
     each task slot of a stage (its logged executor) takes the task Spark's scheduler would give
-    that executor from what is cached then (``spark_next``), not the logged one: a trace recorded
-    with ample memory runs its tasks in an order that pressure changes (not with ``cluster`` or
+    that executor from what was cached when the stage started (``lrc.task_order``), not the logged
+    one: a trace recorded with ample memory runs its tasks in an order that pressure changes (not with ``cluster`` or
     a policy that needs the future, whose positions follow the logged order). A CompiledTrace
     can be replayed any number of times: a replay never changes it."""
     if refs not in REFS:
@@ -379,14 +359,16 @@ class _Replay:
         gpu_stages = mixed.gpu_stages if mixed is not None else ()
         pending = None
         if self.spark_order:  # each stage's tasks not replayed yet, in their logged order
-            pending = {}
+            pending, places = {}, {}  # and their preferred executors, from the stage's start
             for ev in ct.events:
                 if ev[0] == 2:
                     pending.setdefault(ev[1], []).append(ev)
         for ev in ct.events:
             if pending is not None and ev[0] == 2:
-                ev = spark_next(pending[ev[1]], ev[3] if 0 <= ev[3] < n else ev[2] % n, where,
-                                disk_at)
+                waiting = pending[ev[1]]
+                if ev[1] not in places:
+                    places[ev[1]] = stage_places(waiting, where, disk_at, inputs)
+                ev = spark_next(waiting, ev[3] if 0 <= ev[3] < n else ev[2] % n, places[ev[1]])
             if ev[0] != 2:
                 self.control(ev[0], ev[1])
                 if planner is not None:

@@ -36,7 +36,7 @@ def test_parallel_whatif_equals_serial_and_plain_replays(log, executors):
     for row in par.rows:
         f = row["cache_fraction"]
         want = simulate(ct, row["policy"], f, executors=executors, cores=par.cores,
-                        admit=row["admit"]).to_dict()
+                        admit=row["admit"], task_order=par.task_order).to_dict()
         want["est_runtime"] += par.outside_s  # the logged run's time outside its tasks
         assert {k: row[k] for k in want} == want
         assert row["admit"] == (row["policy"] == "crd")  # admit=auto: as the live default
@@ -154,7 +154,7 @@ def test_whatif_admits_as_the_live_default_unless_told_otherwise(log, tmp_path, 
     for mode, admit in (("auto", True), ("false", False)):
         for r in (r for r in res[mode].rows if r["policy"] == "crd"):
             want = simulate(ct, "crd", r["cache_fraction"], executors=2, cores=res[mode].cores,
-                            admit=admit).to_dict()
+                            admit=admit, task_order="spark").to_dict()
             want["est_runtime"] += res[mode].outside_s
             assert {k: r[k] for k in want} == want
     with pytest.raises(ValueError, match="admission must be one of auto, true, false"):

@@ -10,7 +10,8 @@ from lrc.eventlog import read_eventlog
 from lrc.eventlog_write import write_eventlog
 from lrc.sim import CompiledTrace, simulate
 from lrc.synth import make
-from lrc.whatif import CacheSize, run_whatif, write_report
+from lrc.whatif import CacheSize, run_whatif
+from lrc.whatif_report import write_report
 
 
 def _delay_last_job_end(path, seconds: float) -> None:
@@ -39,7 +40,7 @@ def test_time_outside_tasks_is_added_to_every_estimate(tmp_path):
     for b, r in zip(base.rows, late.rows):
         assert r["est_runtime"] == pytest.approx(b["est_runtime"] + 5.0)
         sim = simulate(ct, r["policy"], r["cache_fraction"], executors=1, cores=late.cores,
-                       admit=r["admit"])
+                       admit=r["admit"], task_order=late.task_order)
         assert r["est_runtime"] == pytest.approx(sim.est_runtime + late.outside_s)
     report = " ".join(write_report(late, tmp_path / "out", "cmd").read_text().split())
     assert f"plus {late.outside_s:.2f} s outside tasks" in report
