@@ -103,6 +103,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--admit", action="store_true",
                    help="a store never evicts a block the policy ranks above the block being "
                         "stored, it fails instead (the executors' spark.lrc.admit)")
+    s.add_argument("--task-order", choices=TASK_ORDERS, default="logged",
+                   help="each stage's tasks as logged (default) or in the order Spark's "
+                        "scheduler gives them from what the replay caches (a trace recorded "
+                        "with other memory); min and the bound keep the logged order")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", type=Path, help="write results as JSON here")
     s.add_argument("--report", type=Path, help="write report.md and hit_ratio.png into this dir")
@@ -205,7 +209,9 @@ def run_simulate(args) -> list[dict]:
                                refs=args.refs, peer_mode=args.peer_mode,
                                storage_fraction=args.storage_fraction,
                                unroll_threshold=args.unroll_threshold,
-                               admit=args.admit).to_dict()
+                               admit=args.admit,
+                               task_order="logged" if get_policy(p).needs_future
+                               else args.task_order).to_dict()
                 row["bound_hit_ratio"] = bound
                 if args.admit:
                     row["admit"] = True

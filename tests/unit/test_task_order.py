@@ -128,3 +128,21 @@ def test_the_whatif_replays_in_sparks_order_unless_told(tmp_path):
     assert "in the order Spark's scheduler gives them" in report
     with pytest.raises(ValueError, match="task_order must be one of logged, spark"):
         run_whatif(log, size, ["lru"], executors=1, progress=False, task_order="random")
+
+
+def test_lrc_simulate_takes_the_task_order(tmp_path):
+    import json
+
+    from lrc.cli import main
+    from lrc.trace import save_trace
+
+    path = save_trace(_rebuild_case(), tmp_path / "t.json")
+    hits = {}
+    for order in ("logged", "spark"):
+        out = tmp_path / f"{order}.json"
+        assert main(["simulate", "--trace", str(path), "--policies", "lru,min", "--executors", "1",
+                     "--cache-fraction", "0.2500001", "--task-order", order,
+                     "--json", str(out)]) == 0
+        hits[order] = {r["policy"]: r["hits"] for r in json.loads(out.read_text())["results"]}
+    assert hits["logged"]["lru"] == 0 and hits["spark"]["lru"] == 1
+    assert hits["logged"]["min"] == hits["spark"]["min"]  # min replays the logged order
