@@ -5,8 +5,8 @@ the same run mean the same thing block by block.
 
 Reads/creates are derived from the DAG, exactly as the simulator and the planner derive them
 (`AppDAG.task_reads` given what earlier tasks materialized); a task's duration is shared evenly
-among the RDDs it computed (its compute-cost estimate), from the warm tasks where an RDD has
-one (`lrc.cost.ColdStarts`: an executor's first tasks pay its start-up, a rebuild does not).
+among the RDDs it computed (its compute-cost estimate: what a rebuild of one of its blocks
+costs), from the tasks that ran with the executor's code warm (`warm_cost`).
 """
 from __future__ import annotations
 
@@ -22,19 +22,19 @@ from lrc.trace import Event, Trace
 
 def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None,
                  cores: Mapping[str, int] | None = None
-                 ) -> tuple[list[Event], dict[int, list[tuple[float, bool]]]]:
+                 ) -> tuple[list[Event], dict[int, list[tuple[float, bool, str | None]]]]:
     """Replay ``events`` in order: each task's reads/creates given what earlier tasks
     materialized. An unpersist forgets the RDD's blocks, and later tasks neither read nor store
     them (Spark computes an unpersisted RDD's blocks without storing them; an RDD persisted again
     after its unpersist is not modelled). Task events of stages the DAG does not
     know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
     shares (seconds) of the tasks that computed it, each with whether the task ran cold
-    (``cores``: task slots per executor, `ColdStarts`). ``limit``: a task whose narrow lineage
+    (``cores``: task slots per executor, `ColdStarts`) and its executor. ``limit``: a task whose narrow lineage
     covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
     materialized: set[Block] = set()
     unpersisted: set[int] = set()
     out: list[Event] = []
-    shares: dict[int, list[tuple[float, bool]]] = defaultdict(list)
+    shares: dict[int, list[tuple[float, bool, str | None]]] = defaultdict(list)
     starts = ColdStarts((cores or {}).get)
     for ev in events:
         if ev.kind == "task":
@@ -50,7 +50,7 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None,
             ev = dataclasses.replace(ev, reads=tuple(reads), creates=tuple(creates))
             computed = {b[0] for b in creates} | {dag.stages[ev.stage_id].rdd_id}
             for rid in computed:
-                shares[rid].append(((ev.duration_s or 0.0) / len(computed), cold))
+                shares[rid].append(((ev.duration_s or 0.0) / len(computed), cold, ev.executor))
         elif ev.kind == "unpersist":
             materialized = {b for b in materialized if b[0] != ev.rdd_id}
             unpersisted.add(ev.rdd_id)
@@ -77,8 +77,7 @@ def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int]
     measured = {"block_bytes": _by_rdd(sizes), "block_elements": _by_rdd(elements or {})}
     for rid, r in rdds.items():
         if shares.get(rid):
-            warm = [t for t, cold in shares[rid] if not cold]
-            r.compute_cost = median(warm or [t for t, _ in shares[rid]])
+            r.compute_cost = warm_cost(shares[rid])
         if r.cached:
             for k, by_rdd in measured.items():
                 known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}
@@ -86,6 +85,21 @@ def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int]
                     fill = int(median(known.values()))
                     setattr(r, k, [known.get(p, fill) for p in range(r.num_partitions)])
     return Trace(out, derived, name=name)
+
+
+def warm_cost(shares: list[tuple[float, bool, str | None]]) -> float:
+    """What computing one block of an RDD costs once its executor's code is warm: the median
+    share of the later half of each executor's tasks that computed it, cold ones left out (in
+    the order they ended). A rebuild comes after the first build, when the JVM has compiled the
+    stage's code: tpch's CACHE TABLE stage ran its warm tasks in 0.15-0.47 s at first and
+    0.06-0.12 s at its end, and a rebuild of that table live cost 0.07 s a task
+    (results/whatif/online/session37/). An RDD computed only by cold tasks: their median."""
+    by_executor: dict[str | None, list[float]] = defaultdict(list)
+    for t, cold, executor in shares:
+        if not cold:
+            by_executor[executor].append(t)
+    late = [t for ts in by_executor.values() for t in ts[len(ts) // 2:]]
+    return median(late or [t for t, _, _ in shares])
 
 
 def _by_rdd(per_block: Mapping[Block, int]) -> dict[int, dict[int, int]]:

@@ -103,9 +103,20 @@ def test_an_event_log_tells_cold_tasks_by_its_executors_cores(tmp_path):
     ev = [Event.job_start(0)] + [Event.task(0, p, executor="7", duration_s=dur)
                                  for p, dur in enumerate((4.0, 3.0, 0.4, 0.2))] + [Event.job_end(0)]
     log = write_eventlog(Trace(d, ev), tmp_path / "app.log")
-    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.4)  # 1 slot
+    # 1 slot: 4.0 ran cold; the later half of the warm 3.0, 0.4, 0.2 (derive.warm_cost)
+    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.3)
     added = {"Event": "SparkListenerExecutorAdded", "Executor ID": "7", "Timestamp": 0,
              "Executor Info": {"Host": "h", "Total Cores": 2}}
     lines = log.read_text().splitlines()
     log.write_text("\n".join(lines[:2] + [json.dumps(added)] + lines[2:]) + "\n")
-    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.3)
+    assert read_eventlog(log).trace.dag.rdds[1].compute_cost == pytest.approx(0.2)  # 0.4, 0.2
+
+
+def test_a_rebuild_is_priced_at_the_later_half_of_each_executors_warm_tasks():
+    """JIT warm-up runs a stage's first tasks slower than its last; a rebuild comes later."""
+    from lrc.derive import warm_cost
+    shares = [(1.0, True, "a"), (0.5, False, "a"), (0.4, False, "b"), (0.3, False, "a"),
+              (0.1, False, "b"), (0.2, False, "a")]
+    assert warm_cost(shares) == pytest.approx(0.2)  # a: 0.3, 0.2; b: 0.1 (all warm: 0.3)
+    assert warm_cost([(2.0, True, "a"), (4.0, True, "b")]) == pytest.approx(3.0)  # only cold
+    assert warm_cost([(0.5, False, "a")]) == pytest.approx(0.5)
