@@ -39,7 +39,7 @@ from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
-from lrc.task_order import TASK_ORDERS, spark_next, stage_places
+from lrc.task_order import check_task_order, spark_next, stage_places
 from lrc.trace import Trace
 
 __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
@@ -110,14 +110,14 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     evicts a block the policy ranks above the block being stored, and fails instead (the
     executors' spark.lrc.admit, off by default; ``EvictionIndex``). ``task_order="spark"``:
     each task slot of a stage (its logged executor) takes the task Spark's scheduler would give
-    that executor from what was cached when the stage started (``lrc.task_order``), not the logged
-    one: a trace recorded with ample memory runs its tasks in an order that pressure changes (not with ``cluster`` or
-    a policy that needs the future, whose positions follow the logged order). A CompiledTrace
+    that executor from what was cached when the stage started (``lrc.task_order``), not the
+    logged one: a trace recorded with ample memory runs its tasks in an order that pressure
+    changes (not with ``cluster`` or a policy that needs the future, whose positions follow the
+    logged order). A CompiledTrace
     can be replayed any number of times: a replay never changes it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
-    if task_order not in TASK_ORDERS:
-        raise ValueError(f"task_order must be one of {', '.join(TASK_ORDERS)}, not {task_order!r}")
+    check_task_order(task_order)
     if executors < 1:
         raise ValueError("executors must be >= 1")
     ct = trace if isinstance(trace, CompiledTrace) else CompiledTrace(trace)

@@ -24,6 +24,13 @@ from typing import Sequence
 TASK_ORDERS = ("logged", "spark")
 
 
+def check_task_order(task_order: str) -> str:
+    """``task_order`` if it names one of ``TASK_ORDERS``; ValueError naming them otherwise."""
+    if task_order not in TASK_ORDERS:
+        raise ValueError(f"task_order must be one of {', '.join(TASK_ORDERS)}, not {task_order!r}")
+    return task_order
+
+
 def block_places(b: int, where: Sequence[int], disk_at: Sequence[int],
                  inputs: Sequence[Sequence[int]]) -> set[int]:
     """The executors Spark prefers for a task reading block ``b``: where it is cached (memory,

@@ -33,7 +33,7 @@ from lrc.eventlog import EventLogTrace, read_eventlog
 from lrc.execmem import claim_scale, resolve_storage_fraction, storage_limit
 from lrc.policies import admits, get_policy
 from lrc.sim import CompiledTrace, simulate
-from lrc.task_order import TASK_ORDERS
+from lrc.task_order import check_task_order
 
 log = logging.getLogger("lrc.whatif")
 
@@ -131,8 +131,7 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
     sizes = list(sizes or [CacheSize(fraction=f) for f in DEFAULT_FRACTIONS])
     policies = list(policies or DEFAULT_POLICIES)
     admitted = {p for p in policies if admits(p, admit)}  # (checks ``admit`` before the parse)
-    if task_order not in TASK_ORDERS:
-        raise ValueError(f"task_order must be one of {', '.join(TASK_ORDERS)}, not {task_order!r}")
+    check_task_order(task_order)
     t0 = time.perf_counter()
     el = read_eventlog(path, progress=progress)
     t1 = time.perf_counter()
@@ -165,8 +164,9 @@ def run_whatif(path: str | Path, sizes: list[CacheSize] | None = None,
     t = ct.trace.unroll_threshold
     extra = max(r - s for r, s in zip(ct.reserves(t), ct.sizes)) if t and ct.sizes else 0
     unlimited = n * (ws + extra) / ws * 1.01
-    # the logged run as it ran: Spark's LRU in its executors' memory (unlimited when not known)
-    logged = ("sim", "lru", min(unlimited, n * ct.trace.executor_memory / ws)
+    # the logged run as it ran: Spark's LRU in its executors' memory (unlimited when not known),
+    # its tasks in their logged order
+    logged = ("as ran", "lru", min(unlimited, n * ct.trace.executor_memory / ws)
               if ct.trace.executor_memory else unlimited)
     todo = [("unlimited", "lru", unlimited), logged]
     todo += [("bound", None, f) for f in fractions]
@@ -244,7 +244,8 @@ def _run_job(job: tuple, trace: tuple | None = None):
     else:
         out = simulate(ct, policy, f, executors=n, cores=c, refs=refs,
                        exec_claims=kind != "unlimited", admit=kind == "sim" and policy in admitted,
-                       task_order="logged" if get_policy(policy).needs_future else order)
+                       task_order="logged" if kind == "as ran" or get_policy(policy).needs_future
+                       else order)
     return out, time.process_time() - t
 
 
