@@ -39,7 +39,7 @@ from lrc.mixed import Mixed, MixedCluster, MixedResult, gpu_view
 from lrc.planner import Planner
 from lrc.policies import Policy, get_policy
 from lrc.refcount import RefState
-from lrc.task_order import check_task_order, spark_next, stage_places
+from lrc.task_order import StageQueue, check_task_order, stage_places
 from lrc.trace import Trace
 
 __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
@@ -47,6 +47,8 @@ __all__ = ["CompiledTrace", "MixedCluster", "SimResult", "simulate"]
 # where references come from: the trace itself (a recurring application's profile), job by job
 # as live (predicted references for the jobs not yet submitted for mrd/crd), job by job only
 REFS = ("profile", "online", "blind")
+
+
 @dataclass
 class SimResult:
     workload: str
@@ -113,8 +115,8 @@ def simulate(trace: Trace | CompiledTrace, policy: str | Policy, cache_fraction:
     that executor from what was cached when the stage started (``lrc.task_order``), not the
     logged one: a trace recorded with ample memory runs its tasks in an order that pressure
     changes (not with ``cluster`` or a policy that needs the future, whose positions follow the
-    logged order). A CompiledTrace
-    can be replayed any number of times: a replay never changes it."""
+    logged order). A CompiledTrace can be replayed any number of times: a replay never changes
+    it."""
     if refs not in REFS:
         raise ValueError(f"refs must be one of {', '.join(REFS)}, not {refs!r}")
     check_task_order(task_order)
@@ -357,18 +359,20 @@ class _Replay:
         nreads = nhits = twr = tah = tasks = 0
         mixed = self.mixed
         gpu_stages = mixed.gpu_stages if mixed is not None else ()
-        pending = None
-        if self.spark_order:  # each stage's tasks not replayed yet, in their logged order
-            pending, places = {}, {}  # and their preferred executors, from the stage's start
+        pending = queues = None
+        if self.spark_order:  # each stage's tasks in their logged order; queued at its start
+            pending, queues = {}, {}
             for ev in ct.events:
                 if ev[0] == 2:
                     pending.setdefault(ev[1], []).append(ev)
         for ev in ct.events:
             if pending is not None and ev[0] == 2:
-                waiting = pending[ev[1]]
-                if ev[1] not in places:
-                    places[ev[1]] = stage_places(waiting, where, disk_at, inputs)
-                ev = spark_next(waiting, ev[3] if 0 <= ev[3] < n else ev[2] % n, places[ev[1]])
+                q = queues.get(ev[1])
+                if q is None:
+                    waiting = pending.pop(ev[1])
+                    q = queues[ev[1]] = StageQueue(
+                        waiting, stage_places(waiting, where, disk_at, inputs))
+                ev = q.next(ev[3] if 0 <= ev[3] < n else ev[2] % n)
             if ev[0] != 2:
                 self.control(ev[0], ev[1])
                 if planner is not None:

@@ -18,9 +18,12 @@ slot and gives it the first pending task), and host-level preferences (shuffle o
 files)."""
 from __future__ import annotations
 
+from collections import defaultdict, deque
 from typing import Sequence
 
-# the trace's order, or the one Spark's scheduler would pick (``spark_next``)
+from lrc.policies import get_policy
+
+# the trace's order, or the one Spark's scheduler would pick (``StageQueue``)
 TASK_ORDERS = ("logged", "spark")
 
 
@@ -29,6 +32,12 @@ def check_task_order(task_order: str) -> str:
     if task_order not in TASK_ORDERS:
         raise ValueError(f"task_order must be one of {', '.join(TASK_ORDERS)}, not {task_order!r}")
     return task_order
+
+
+def order_for(policy: str, task_order: str) -> str:
+    """The order ``policy`` replays in when ``task_order`` is asked: the logged one for a policy
+    that needs the future (min), whose positions follow the logged order."""
+    return "logged" if get_policy(policy).needs_future else task_order
 
 
 def block_places(b: int, where: Sequence[int], disk_at: Sequence[int],
@@ -66,14 +75,33 @@ def stage_places(tasks: Sequence[tuple], where: Sequence[int], disk_at: Sequence
     return out
 
 
-def spark_next(tasks: list, ex: int, places: dict[int, set[int]]) -> tuple:
-    """The task Spark's scheduler gives executor ``ex`` next from a stage's pending ``tasks``
-    (compiled task events in their logged order; the one taken is removed): the first filed
-    under ``ex`` in ``places`` (``stage_places``), else the first pending one. It runs on
-    ``ex``."""
-    for i, t in enumerate(tasks):
-        if ex in places.get(t[2], ()):
-            t = tasks.pop(i)
-            return t[:3] + (ex,) + t[4:]
-    t = tasks.pop(0)
-    return t[:3] + (ex,) + t[4:]
+class StageQueue:
+    """A stage's pending tasks (compiled task events in their logged order) filed as Spark files
+    them: under each executor of their places (``stage_places``), and all of them. ``next``
+    gives executor ``ex`` the first task filed under it, else the first pending one, to run on
+    ``ex``; a task taken through one list is skipped in the others when reached (as
+    `TaskSetManager.dequeueTaskFromList` does), so each pick costs O(1) amortized."""
+
+    def __init__(self, tasks: Sequence[tuple], places: dict[int, set[int]]) -> None:
+        self.tasks = tasks
+        self.taken = bytearray(len(tasks))
+        self.head = 0  # every task before it is taken
+        self.filed: dict[int, deque[int]] = defaultdict(deque)
+        for i, t in enumerate(tasks):
+            for e in places.get(t[2], ()):
+                self.filed[e].append(i)
+
+    def next(self, ex: int) -> tuple:
+        taken, filed = self.taken, self.filed.get(ex)
+        while filed:
+            i = filed.popleft()
+            if not taken[i]:
+                return self._take(i, ex)
+        while taken[self.head]:
+            self.head += 1
+        return self._take(self.head, ex)
+
+    def _take(self, i: int, ex: int) -> tuple:
+        self.taken[i] = 1
+        t = self.tasks[i]
+        return t[:3] + (ex,) + t[4:]

@@ -11,7 +11,7 @@ import pytest
 from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
 from lrc.derive import derive_reads
 from lrc.sim import simulate
-from lrc.task_order import block_places, spark_next, stage_places
+from lrc.task_order import StageQueue, block_places, stage_places
 from lrc.trace import Event, Trace
 
 
@@ -24,13 +24,13 @@ def test_an_executor_takes_a_task_filed_under_it_first():
     no_inputs = [()] * 6
     places = stage_places(t, where, nowhere, no_inputs)
     assert places == {0: set(), 1: {0}, 2: {1}, 3: set()}
-    pending = list(t)
-    assert spark_next(pending, 1, places)[2:4] == (2, 1)  # PROCESS_LOCAL: block 5
-    assert spark_next(pending, 1, places)[2:4] == (0, 1)  # then the first, on 1
-    assert spark_next(pending, 0, places)[2:4] == (1, 0)  # executor 0 holds block 4
-    assert [e[2] for e in pending] == [3]
+    q = StageQueue(t, places)
+    assert q.next(1)[2:4] == (2, 1)  # PROCESS_LOCAL: block 5
+    assert q.next(1)[2:4] == (0, 1)  # then the first, on 1
+    assert q.next(0)[2:4] == (1, 0)  # executor 0 holds block 4
+    assert q.next(0)[2:4] == (3, 0)  # the one left
     on_disk = [-1, -1, -1, 1, -1, -1]  # block 3's copy is on executor 1's disk: local there too
-    assert spark_next(list(t), 1, stage_places(t, [-1] * 6, on_disk, no_inputs))[2:4] == (0, 1)
+    assert StageQueue(t, stage_places(t, [-1] * 6, on_disk, no_inputs)).next(1)[2:4] == (0, 1)
 
 
 def test_the_lists_are_those_of_the_stage_start():
@@ -40,7 +40,7 @@ def test_the_lists_are_those_of_the_stage_start():
     where = [-1, -1, 0]
     places = stage_places(t, where, [-1] * 3, [()] * 3)
     where[2] = -1  # evicted after the stage started
-    assert spark_next(list(t), 0, places)[2] == 2
+    assert StageQueue(t, places).next(0)[2] == 2
 
 
 def test_a_block_cached_nowhere_prefers_its_nearest_cached_ancestor():
