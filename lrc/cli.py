@@ -12,7 +12,7 @@ from lrc.bound import hit_bound
 from lrc.policies import ADMIT_MODES, POLICIES, get_policy
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
-from lrc.task_order import TASK_ORDERS
+from lrc.task_order import TASK_ORDERS, order_for
 from lrc.trace import load_trace
 from lrc.unroll import threshold_of
 
@@ -210,8 +210,7 @@ def run_simulate(args) -> list[dict]:
                                storage_fraction=args.storage_fraction,
                                unroll_threshold=args.unroll_threshold,
                                admit=args.admit,
-                               task_order="logged" if get_policy(p).needs_future
-                               else args.task_order).to_dict()
+                               task_order=order_for(p, args.task_order)).to_dict()
                 row["bound_hit_ratio"] = bound
                 if args.admit:
                     row["admit"] = True

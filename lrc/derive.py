@@ -29,8 +29,8 @@ def derive_reads(dag: AppDAG, events: Iterable[Event], limit: int | None = None,
     after its unpersist is not modelled). Task events of stages the DAG does not
     know are dropped. Returns the events with reads/creates set, and per RDD the task-duration
     shares (seconds) of the tasks that computed it, each with whether the task ran cold
-    (``cores``: task slots per executor, `ColdStarts`) and its executor. ``limit``: a task whose narrow lineage
-    covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
+    (``cores``: task slots per executor, `ColdStarts`) and its executor. ``limit``: a task whose
+    narrow lineage covers more blocks than this is a ValueError (see `AppDAG.task_reads`)."""
     materialized: set[Block] = set()
     unpersisted: set[int] = set()
     out: list[Event] = []
@@ -91,8 +91,8 @@ def warm_cost(shares: list[tuple[float, bool, str | None]]) -> float:
     """What computing one block of an RDD costs once its executor's code is warm: the median
     share of the later half of each executor's tasks that computed it, cold ones left out (in
     the order they ended). A rebuild comes after the first build, when the JVM has compiled the
-    stage's code: tpch's CACHE TABLE stage ran its warm tasks in 0.15-0.47 s at first and
-    0.06-0.12 s at its end, and a rebuild of that table live cost 0.07 s a task
+    stage's code: in tpch's CACHE TABLE stage one executor ran its warm tasks in 0.24-0.47 s at
+    first and 0.06-0.12 s at the end, and a rebuild of that table live cost 0.07 s a task
     (results/whatif/online/session37/). An RDD computed only by cold tasks: their median."""
     by_executor: dict[str | None, list[float]] = defaultdict(list)
     for t, cold, executor in shares:

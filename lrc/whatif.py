@@ -33,7 +33,7 @@ from lrc.eventlog import EventLogTrace, read_eventlog
 from lrc.execmem import claim_scale, resolve_storage_fraction, storage_limit
 from lrc.policies import admits, get_policy
 from lrc.sim import CompiledTrace, simulate
-from lrc.task_order import check_task_order
+from lrc.task_order import check_task_order, order_for
 
 log = logging.getLogger("lrc.whatif")
 
@@ -244,8 +244,7 @@ def _run_job(job: tuple, trace: tuple | None = None):
     else:
         out = simulate(ct, policy, f, executors=n, cores=c, refs=refs,
                        exec_claims=kind != "unlimited", admit=kind == "sim" and policy in admitted,
-                       task_order="logged" if kind == "as ran" or get_policy(policy).needs_future
-                       else order)
+                       task_order="logged" if kind == "as ran" else order_for(policy, order))
     return out, time.process_time() - t
 
 

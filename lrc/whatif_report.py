@@ -126,9 +126,9 @@ Produced by:
 
 Used: {el.summary()}. Replayed on {res.executors} executor(s) x {res.cores} core(s), references
 `{res.refs}` (profile: the application recurs and its earlier run is the profile), admission
-`{res.admit}` as `spark.lrc.admit` sets it live ({_admit_text(res)}), {_order_text(res)}. Cached working
-set (most bytes cached at once with unlimited memory): {fmt_bytes(res.working_set)}. Block sizes:
-{src}.
+`{res.admit}` as `spark.lrc.admit` sets it live ({_admit_text(res)}), {_order_text(res)}.
+Cached working set (most bytes cached at once with unlimited memory):
+{fmt_bytes(res.working_set)}. Block sizes: {src}.
 
 ## Recommendation
 
