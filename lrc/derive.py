@@ -16,7 +16,7 @@ from statistics import median
 from typing import Iterable, Mapping
 
 from lrc.cost import ColdStarts
-from lrc.dag import AppDAG, Block
+from lrc.dag import RDD, AppDAG, Block
 from lrc.trace import Event, Trace
 
 
@@ -74,17 +74,25 @@ def build_trace(dag: AppDAG, events: Iterable[Event], sizes: Mapping[Block, int]
             rdds[rid].cached, rdds[rid].storage_level = True, level
     out = AppDAG(rdds=rdds, stages=dict(dag.stages), jobs=dict(dag.jobs))
     derived, shares = derive_reads(out, events, limit, cores)
-    measured = {"block_bytes": _by_rdd(sizes), "block_elements": _by_rdd(elements or {})}
+    measured = {"block_bytes": by_rdd(sizes), "block_elements": by_rdd(elements or {})}
     for rid, r in rdds.items():
         if shares.get(rid):
             r.compute_cost = warm_cost(shares[rid])
         if r.cached:
-            for k, by_rdd in measured.items():
-                known = {p: n for p, n in by_rdd.get(rid, {}).items() if 0 <= p < r.num_partitions}
-                if known:
-                    fill = int(median(known.values()))
-                    setattr(r, k, [known.get(p, fill) for p in range(r.num_partitions)])
+            for k, values in measured.items():
+                fill_blocks(r, k, values.get(rid, {}))
     return Trace(out, derived, name=name)
+
+
+def fill_blocks(r: RDD, attr: str, known: Mapping[int, int]) -> bool:
+    """Sets ``r.<attr>`` (``block_bytes`` or ``block_elements``) per partition from ``known``
+    (partition -> value), the median of them for the others; False (unchanged) if none fits."""
+    known = {p: n for p, n in known.items() if 0 <= p < r.num_partitions}
+    if not known:
+        return False
+    fill = int(median(known.values()))
+    setattr(r, attr, [known.get(p, fill) for p in range(r.num_partitions)])
+    return True
 
 
 def warm_cost(shares: list[tuple[float, bool, str | None]]) -> float:
@@ -102,7 +110,7 @@ def warm_cost(shares: list[tuple[float, bool, str | None]]) -> float:
     return median(late or [t for t, _, _ in shares])
 
 
-def _by_rdd(per_block: Mapping[Block, int]) -> dict[int, dict[int, int]]:
+def by_rdd(per_block: Mapping[Block, int]) -> dict[int, dict[int, int]]:
     """``{(rdd, p): n}`` -> ``{rdd: {p: n}}`` (not range(num_partitions): it can be huge)."""
     out: dict[int, dict[int, int]] = defaultdict(dict)
     for (rid, p), n in per_block.items():

@@ -25,11 +25,17 @@ What becomes of the log (field names are Spark's):
   live recorder uses - so the two traces of one run give the same reference counts.
 - Block sizes (``EventLogTrace.size_source`` says which, per cached RDD): ``measured`` from
   ``SparkListenerBlockUpdated`` (``spark.eventLog.logBlockUpdates.enabled=true``), as the live
-  recorder; else estimates: ``rdd_info`` (the "Memory Size"/"Disk Size" in the RDD Info of
-  completed stages, over its cached partitions: older Spark versions fill it), ``input_metrics``
-  (a task's "Input Metrics"/"Bytes Read", which counts the cached blocks it read, shared over
-  the blocks it read); else ``unknown`` (1 byte per block: cache sizes can then only be
+  recorder (a cached RDD with none was ``never_stored``: GraphX's ``VertexRDDImpl`` reports its
+  partitions' storage level and stores nothing itself); without block updates, estimates:
+  ``rdd_info`` (the "Memory Size"/"Disk Size" in the RDD Info of completed stages, over its
+  cached partitions: older Spark versions fill it), else from the tasks' "Input Metrics"
+  (``lrc.eventlog_sizes``: a task counts each cached block it found in its "Bytes Read"):
+  ``input_metrics`` (every block told by the tasks that read it), ``inherited`` (another
+  generation's: the RDD was only ever read with other unknown blocks), ``shared`` (those tasks'
+  bytes shared evenly); else ``unknown`` (1 byte per block: cache sizes can then only be
   fractions of the working set).
+- Value counts of cached blocks (the unroll reservation steps by them, ``lrc.unroll``): from
+  the "Records Read" of tasks that found every block they read, once (``lrc.eventlog_sizes``).
 
 Bad input never produces anything but ``ValueError`` (naming the file, the line and the
 problem) or a warning on the ``lrc.eventlog`` logger for what could be skipped: lines that are
@@ -49,8 +55,8 @@ from typing import Any, Callable
 
 from lrc.dag import RDD, AppDAG, Block, Dependency, Job, Stage, parse_block
 from lrc.derive import build_trace
-from lrc.eventlog_sizes import input_metrics_sizes
-from lrc.eventlog_result import EventLogTrace
+from lrc.eventlog_sizes import estimate_blocks
+from lrc.eventlog_result import ESTIMATED, EventLogTrace
 from lrc.eventlog_fields import (IGNORED_EVENTS, MAX_ID, FieldError, get_field, gpus_per_task,
                                  id_list, int_field, list_field, storage_level, str_field)
 from lrc.execmem import executor_memory, storage_fraction_of
@@ -65,6 +71,11 @@ MAX_BYTES = 2**62
 MAX_TASK_BLOCKS = 500_000  # blocks one task's narrow lineage may cover (hostile fan-outs)
 MAX_EXPLICIT = 100_000  # a larger CartesianRDD gets no per-partition mapping (memory): unknown deps
 MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corrupt timestamp
+
+
+def _count(v: Any) -> int:
+    """A metric's count if it is a plausible one, else 0 (not counted)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES else 0
 _MAX_WARNINGS_LOGGED = 20
 
 
@@ -89,6 +100,7 @@ class _Parser:
         self.jobs: dict[int, Job] = {}
         self.events: list[Event] = []
         self.task_bytes: list[int] = []  # Input Metrics Bytes Read per task event, in order
+        self.task_records: list[int] = []  # and Records Read
         self.sizes: dict[Block, int] = {}
         self.ever_cached: dict[int, str] = {}
         self.info_sizes: dict[int, tuple[int, int]] = {}  # rdd -> (bytes, cached partitions)
@@ -213,13 +225,12 @@ class _Parser:
         if not 0 <= dur <= MAX_DURATION_MS:
             raise FieldError(f"task duration {dur} ms (Finish Time - Launch Time) is out of range")
         executor = str_field(ti, "Executor ID")
-        nbytes, claim = 0, None
+        nbytes, nrecords, claim = 0, 0, None
         tm = e.get("Task Metrics")
         if isinstance(tm, dict):
             if isinstance(tm.get("Input Metrics"), dict):
-                v = tm["Input Metrics"].get("Bytes Read", 0)
-                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES:
-                    nbytes = v
+                nbytes = _count(tm["Input Metrics"].get("Bytes Read", 0))
+                nrecords = _count(tm["Input Metrics"].get("Records Read", 0))
             # Spark 4's pool allocation peak (lrc.execmem); older logs have none
             v = tm.get("Peak On Heap Execution Memory")
             if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES:
@@ -227,6 +238,7 @@ class _Parser:
         self.events.append(Event.task(sid, part, executor=executor, duration_s=dur / 1000,
                                       exec_bytes=claim))
         self.task_bytes.append(nbytes)
+        self.task_records.append(nrecords)
         self.out.executors.add(executor)
 
     def job_end(self, e: dict) -> None:
@@ -413,30 +425,15 @@ class _Parser:
         return out
 
     def _estimate_sizes(self, trace: Trace) -> None:
-        rdds = trace.dag.rdds
-        per_block = input_metrics_sizes(trace, self.task_bytes)
-        measured = {rid for rid, p in self.sizes if rid in rdds and p < rdds[rid].num_partitions}
-        for rid in self.ever_cached:
-            r = rdds.get(rid)
-            if r is None:
-                continue
-            if rid in measured:
-                src = "measured"
-            elif rid in self.info_sizes:
-                total, n = self.info_sizes[rid]
-                r.block_bytes = max(1, total // n)
-                src = "rdd_info"
-            elif rid in per_block:
-                r.block_bytes = per_block[rid]
-                src = "input_metrics"
-            else:
-                src = "unknown"
-            self.out.size_source[rid] = src
+        """Sizes the log did not measure, and every cached block's value count, from the tasks'
+        Input Metrics (``lrc.eventlog_sizes``)."""
+        self.out.size_source, self.out.count_source = estimate_blocks(
+            trace, self.ever_cached, self.sizes, self.info_sizes, self.task_bytes, self.task_records)
         unknown = sorted(r for r, s in self.out.size_source.items() if s == "unknown")
         if unknown:
             self.warn(f"{self.path}: no block size known for cached RDDs {unknown[:20]} (enable "
                       "spark.eventLog.logBlockUpdates.enabled for measured sizes): 1 byte per block")
-        est = sorted(r for r, s in self.out.size_source.items() if s in ("rdd_info", "input_metrics"))
+        est = sorted(r for r, s in self.out.size_source.items() if s in ESTIMATED)
         if est:
             log.info("%s: block sizes of cached RDDs %s are estimates", self.path, est[:20])
 

@@ -8,6 +8,9 @@ from pathlib import Path
 
 from lrc.trace import Trace
 
+# size sources that are estimates (lrc.eventlog); the others: measured, never_stored, unknown
+ESTIMATED = ("rdd_info", "input_metrics", "inherited", "shared")
+
 
 @dataclass
 class EventLogTrace:
@@ -26,13 +29,14 @@ class EventLogTrace:
     cores: int = 0  # cores per executor (median of ExecutorAdded's Total Cores; 0: unknown)
     # seconds from the first job's submission to the last job's end (None: the log has no times)
     jobs_span_s: float | None = None
-    size_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> measured | ...
+    size_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> measured | ... (lrc.eventlog)
+    count_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> how its values were counted
     unknown_events: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
 
     @property
     def sizes_estimated(self) -> bool:
-        return any(s != "measured" for s in self.size_source.values())
+        return any(s not in ("measured", "never_stored") for s in self.size_source.values())
 
     @property
     def sizes_known(self) -> bool:

@@ -107,6 +107,8 @@ def write_report(res: WhatIf, out: Path, command: str) -> Path:
     if el.sizes_estimated:
         notes.append("Block sizes are **estimates** for some RDDs (`rdd_info`: RDD Info of "
                      "completed stages; `input_metrics`: bytes read by the tasks that read them; "
+                     "`inherited`: another generation's, the RDD's blocks only ever read with "
+                     "others; `shared`: those tasks' bytes shared evenly; "
                      "`unknown`: 1 byte per block, byte figures then meaningless). Enable "
                      "`spark.eventLog.logBlockUpdates.enabled` for measured sizes.")
     if not el.complete:
