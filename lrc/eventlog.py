@@ -76,6 +76,8 @@ MAX_DURATION_MS = 366 * 24 * 3600 * 1000  # a task longer than a year is a corru
 def _count(v: Any) -> int:
     """A metric's count if it is a plausible one, else 0 (not counted)."""
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_BYTES else 0
+
+
 _MAX_WARNINGS_LOGGED = 20
 
 
