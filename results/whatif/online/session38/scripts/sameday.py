@@ -7,31 +7,25 @@ import json
 import math
 import statistics
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from statistics import median
 
 from lrc.eventlog import read_eventlog
 from lrc.whatif import parse_sizes, run_whatif
 from lrc.whatif_report import write_report
+from workloads.bench.stats import unlimited_times
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # results/whatif
+from live_vs_whatif import live_cells  # noqa: E402
 
 ws_, ev, bench = sys.argv[1].split(","), sys.argv[2], sys.argv[3]
 out = Path(sys.argv[4]) if len(sys.argv) > 4 else None
 gaps, ratios = [], []
 for w in ws_:
-    runs = json.load(open(f"{bench}/{w}/results.json"))["runs"]
-    cells = defaultdict(lambda: {"hit": [], "jct": [], "bytes": []})
-    unl = []
-    for r in runs:
-        if r.get("workload") != w or not r.get("checksum_ok", True) or r.get("status", "ok") != "ok":
-            continue
-        if r.get("cache_fraction") is None:
-            if r["policy"] == "unlimited" and r.get("jct_s"):
-                unl.append(r["jct_s"])
-            continue
-        c = cells[(r["cache_fraction"], r["policy"])]
-        c["hit"].append(r["hit_ratio"]); c["jct"].append(r["jct_s"])
-        c["bytes"].append(r["storage_bytes_per_executor"])
+    bench_json = json.load(open(f"{bench}/{w}/results.json"))
+    cells = live_cells(bench_json, w)
+    unl, _ = unlimited_times(bench_json["runs"], None, w)
     fr = sorted({f for f, _ in cells})
     byts = {f: int(median(cells[(f, "lru")]["bytes"])) for f in fr}
     log = sorted(glob.glob(f"{ev}/ev-{w}/*"))[0]
