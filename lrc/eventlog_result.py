@@ -29,8 +29,9 @@ class EventLogTrace:
     cores: int = 0  # cores per executor (median of ExecutorAdded's Total Cores; 0: unknown)
     # seconds from the first job's submission to the last job's end (None: the log has no times)
     jobs_span_s: float | None = None
-    size_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> measured | ... (lrc.eventlog)
-    count_source: dict[int, str] = field(default_factory=dict)  # cached rdd -> how its values were counted
+    # cached rdd -> where its block sizes / value counts came from (lrc.eventlog)
+    size_source: dict[int, str] = field(default_factory=dict)
+    count_source: dict[int, str] = field(default_factory=dict)
     unknown_events: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
 

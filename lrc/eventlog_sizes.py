@@ -34,8 +34,9 @@ def block_values(tasks: Sequence[Event], per_task: Sequence[int], dag: AppDAG,
     (PageRank's ``ranks`` are read with ``links`` in every iteration but the last). What is left
     gets the tasks' unexplained rest shared over the blocks they read that are not known, in
     proportion to ``weight`` (default: evenly), the median of its shares. Returns the values
-    and, per RDD, how the least sure of its blocks got its value: ``read`` (tasks told it),
-    ``inherited`` or ``shared``. ``hits``: every sample is of blocks found (no miss to tell)."""
+    and, per RDD, how the least sure of its blocks got its value: ``input_metrics`` (tasks told
+    it), ``inherited`` or ``shared``. ``hits``: every sample is of blocks found (no miss to
+    tell)."""
     if len(tasks) != len(per_task):
         return {}, {}
     samples = [(e.reads, v) for e, v in zip(tasks, per_task) if e.reads and v > 0]
@@ -68,7 +69,7 @@ def block_values(tasks: Sequence[Event], per_task: Sequence[int], dag: AppDAG,
         if todo and rest > 0 and sum(w) > 0:
             for b, x in zip(todo, w):
                 shares[b].append(rest * x / sum(w))
-    how = {r: "inherited" if r in inherited else "read" for r, _ in found}
+    how = {r: "inherited" if r in inherited else "input_metrics" for r, _ in found}
     for b, vals in shares.items():
         found[b] = max(1, round(median(vals)))
         how[b[0]] = "shared"
@@ -117,20 +118,20 @@ def _a_miss(b: Block, v: int, known: Mapping[Block, int],
 
 def _inherit(rdds: Mapping[int, RDD], read: set[int], known: dict[Block, int],
              found: dict[Block, int], inherited: set[int]) -> bool:
-    by_rdd: dict[int, dict[int, int]] = defaultdict(dict)
-    for (rid, p), v in known.items():
-        by_rdd[rid][p] = v
+    per_rdd = by_rdd(known)
+    def dataset(r: RDD) -> tuple[str, int]:
+        return dataset_name(r.call_site, r.name), r.num_partitions
+
     datasets: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for rid in sorted(by_rdd):
+    for rid in sorted(per_rdd):
         if (r := rdds.get(rid)) is not None:
-            datasets[(dataset_name(r.call_site, r.name), r.num_partitions)].append(rid)
+            datasets[dataset(r)].append(rid)
     changed = False
-    for rid in sorted(read - set(by_rdd)):
+    for rid in sorted(read - set(per_rdd)):
         r = rdds.get(rid)
-        donors = r is not None and datasets.get((dataset_name(r.call_site, r.name), r.num_partitions))
-        if donors:
+        if r is not None and (donors := datasets.get(dataset(r))):
             donor = min(donors, key=lambda d: (abs(d - rid), d))
-            for p, v in by_rdd[donor].items():
+            for p, v in per_rdd[donor].items():
                 known[(rid, p)] = found[(rid, p)] = v
             inherited.add(rid)
             changed = True
@@ -177,7 +178,7 @@ def estimate_blocks(trace: Trace, ever_cached: Iterable[int], sizes: Mapping[Blo
             r.block_bytes = max(1, total // n)
             src = "rdd_info"
         elif fill_blocks(r, "block_bytes", per_rdd.get(rid, {})):
-            src = "input_metrics" if how[rid] == "read" else how[rid]
+            src = how[rid]
         else:
             src = "unknown"
         size_source[rid] = src
@@ -187,5 +188,5 @@ def estimate_blocks(trace: Trace, ever_cached: Iterable[int], sizes: Mapping[Blo
     count_source: dict[int, str] = {}
     for rid, by_part in by_rdd(counts).items():
         if rid in stored and rid in rdds and fill_blocks(rdds[rid], "block_elements", by_part):
-            count_source[rid] = "input_metrics" if how[rid] == "read" else how[rid]
+            count_source[rid] = how[rid]
     return size_source, count_source

@@ -28,7 +28,7 @@ def test_a_block_read_alone_tells_its_value_and_peels_the_next():
     values, how = block_values([task((1, 0)), task((1, 0), (2, 0)), task((1, 1))],
                                [100, 350, 120], d)
     assert values == {(1, 0): 100, (2, 0): 250, (1, 1): 120}
-    assert how == {1: "read", 2: "read"}
+    assert how == {1: "input_metrics", 2: "input_metrics"}
 
 
 def test_the_value_most_samples_give_wins_and_a_rebuild_from_the_inputs_tells_nothing():
@@ -49,7 +49,7 @@ def test_generations_read_only_with_another_dataset_inherit_the_one_read_alone()
     tasks = [task((2, 0), (1, 0)), task((3, 0), (1, 0)), task((4, 0))]
     values, how = block_values(tasks, [1000, 1000, 270], d)
     assert values == {(4, 0): 270, (3, 0): 270, (2, 0): 270, (1, 0): 730}
-    assert how == {4: "read", 3: "inherited", 2: "inherited", 1: "read"}
+    assert how == {4: "input_metrics", 3: "inherited", 2: "inherited", 1: "input_metrics"}
 
 
 def test_blocks_only_ever_read_together_share_the_rest_by_weight():
@@ -69,4 +69,4 @@ def test_records_count_only_where_the_bytes_say_every_block_was_found_once():
     records = read_once_records(tasks, [100, 150, 100, 0], [21, 33, 24, 0], d.rdds)
     assert records == [21, 33, 0, 0]
     values, how = block_values(tasks, records, d, hits=True)
-    assert values == {(1, 0): 21, (2, 0): 12} and how == {1: "read", 2: "read"}
+    assert values == {(1, 0): 21, (2, 0): 12} and how == {1: "input_metrics", 2: "input_metrics"}
