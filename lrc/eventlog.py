@@ -25,7 +25,8 @@ What becomes of the log (field names are Spark's):
   live recorder uses - so the two traces of one run give the same reference counts.
 - Block sizes (``EventLogTrace.size_source`` says which, per cached RDD): ``measured`` from
   ``SparkListenerBlockUpdated`` (``spark.eventLog.logBlockUpdates.enabled=true``), as the live
-  recorder (a cached RDD with none was ``never_stored``); without block updates, estimates:
+  recorder (a cached RDD with none was ``never_stored``: GraphX's ``VertexRDDImpl`` reports its
+  partitions' storage level and stores nothing itself); without block updates, estimates:
   ``rdd_info`` (the "Memory Size"/"Disk Size" in the RDD Info of completed stages, over its
   cached partitions: older Spark versions fill it), else from the tasks' "Input Metrics"
   (``lrc.eventlog_sizes``: a task counts each cached block it found in its "Bytes Read"):
@@ -65,10 +66,6 @@ from lrc.trace import Event, Trace
 
 log = logging.getLogger("lrc.eventlog")
 
-# GraphX's VertexRDDImpl and EdgeRDDImpl report their partitionsRDD's storage level and store no
-# block (RDD.iterator caches by the RDD's own level); they never set their own name, so the log
-# names them by class. The live plugin finds every such RDD by its class (spark_plugin: Lineage)
-LEVEL_WRAPPERS = frozenset({"VertexRDDImpl", "EdgeRDDImpl"})
 MAX_PARTITIONS = 10_000_000  # a cached RDD's per-partition arrays are allocated: sanity limit
 MAX_BYTES = 2**62
 MAX_TASK_BLOCKS = 500_000  # blocks one task's narrow lineage may cover (hostile fan-outs)
@@ -159,10 +156,7 @@ class _Parser:
             parents = id_list(list_field(ri, "Parent IDs"), f"RDD {rid}: parent RDD id")
             parts = int_field(ri, "Number of Partitions", 0, MAX_PARTITIONS)
             level = storage_level(get_field(ri, "Storage Level"))
-            name = str_field(ri, "Name", "")
-            if name in LEVEL_WRAPPERS:  # stores nothing: its reads pass through, as recorded live
-                level = "NONE"
-            parsed.append((rid, name, str_field(ri, "Callsite", ""), parts,
+            parsed.append((rid, str_field(ri, "Name", ""), str_field(ri, "Callsite", ""), parts,
                            tuple(parents), level))
         in_stage = {p[0] for p in parsed}
         for rid, name, callsite, parts, parents, level in parsed:

@@ -159,8 +159,8 @@ def estimate_blocks(trace: Trace, ever_cached: Iterable[int], sizes: Mapping[Blo
     rdds = trace.dag.rdds
     tasks = [e for e in trace.events if e.kind == "task"]
     measured = {rid for rid, p in sizes if rid in rdds and p < rdds[rid].num_partitions}
-    # with block updates logged, a cached RDD that has none was never stored (a MEMORY_ONLY
-    # RDD none of whose blocks fit), as recorded live
+    # with block updates logged, a cached RDD that has none was never stored (GraphX's
+    # VertexRDDImpl reports its partitions' level and stores nothing itself), as recorded live
     stored = measured if sizes else set(ever_cached)
     per_block, how = ({}, {}) if sizes else block_values(tasks, task_bytes, trace.dag)
     per_rdd = by_rdd(per_block)

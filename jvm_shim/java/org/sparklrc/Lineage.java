@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.Dependency;
 import org.apache.spark.NarrowDependency;
 import org.apache.spark.OneToOneDependency;
@@ -35,63 +34,28 @@ final class Lineage {
   static final int MAX_MAP_PARTITIONS = 100000;
   private static final int CACHE_SIZE = 20000;
 
-  /** What a walk learned of one RDD (never modified once cached: RDDs are immutable). */
-  private static final class Walked {
-    final ArrayNode deps;
-    /** The RDD's class overrides getStorageLevel: it reports another RDD's level (GraphX's
-     * VertexRDDImpl and EdgeRDDImpl report their partitionsRDD's) and stores no block itself -
-     * RDD.iterator caches by the RDD's own level, which stays NONE. */
-    final boolean delegatesLevel;
-
-    Walked(ArrayNode deps, boolean delegatesLevel) {
-      this.deps = deps;
-      this.delegatesLevel = delegatesLevel;
-    }
-  }
-
-  /** rdd id -> what the walk learned, remembered so later job starts still see it. */
-  private static final Map<Integer, Walked> WALKED =
-      new LinkedHashMap<Integer, Walked>(256, 0.75f, true) {
+  /** rdd id -> deps array (never modified once cached), remembered so later job starts still
+   * see it (RDDs are immutable). */
+  private static final Map<Integer, ArrayNode> DEPS_CACHE =
+      new LinkedHashMap<Integer, ArrayNode>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, Walked> e) {
+        protected boolean removeEldestEntry(Map.Entry<Integer, ArrayNode> e) {
           return size() > CACHE_SIZE;
         }
       };
 
-  /** RDD class -> whether it overrides getStorageLevel. */
-  private static final Map<Class<?>, Boolean> DELEGATING = new ConcurrentHashMap<>();
-
   private Lineage() {}
 
   static void resetCache() {
-    synchronized (WALKED) {
-      WALKED.clear();
+    synchronized (DEPS_CACHE) {
+      DEPS_CACHE.clear();
     }
   }
 
   static ArrayNode cachedDeps(int rddId) {
-    synchronized (WALKED) {
-      Walked w = WALKED.get(rddId);
-      return w == null ? null : w.deps;
+    synchronized (DEPS_CACHE) {
+      return DEPS_CACHE.get(rddId);
     }
-  }
-
-  /** Whether a walk saw this RDD report a level it does not cache by (see Walked). */
-  static boolean delegatesLevel(int rddId) {
-    synchronized (WALKED) {
-      Walked w = WALKED.get(rddId);
-      return w != null && w.delegatesLevel;
-    }
-  }
-
-  static boolean overridesStorageLevel(RDD<?> rdd) {
-    return DELEGATING.computeIfAbsent(rdd.getClass(), c -> {
-      try {
-        return c.getMethod("getStorageLevel").getDeclaringClass() != RDD.class;
-      } catch (Throwable t) {
-        return false;
-      }
-    });
   }
 
   /** The scheduler's live Stage object, or null. */
@@ -159,9 +123,8 @@ final class Lineage {
         ok = false;
       }
       if (ok) {
-        Walked w = new Walked(deps, overridesStorageLevel(rdd));
-        synchronized (WALKED) {
-          WALKED.put(rdd.id(), w);
+        synchronized (DEPS_CACHE) {
+          DEPS_CACHE.put(rdd.id(), deps);
         }
       }
     }
@@ -252,13 +215,11 @@ final class Lineage {
     return l.replication() > 1 ? base + "_" + l.replication() : base;
   }
 
-  /** An RDD's description, with the deps the walks cached for it (null if none); level NONE
-   * for an RDD that only reports another's level (stores nothing: reads pass through it). */
+  /** An RDD's description, with the deps the walks cached for it (null if none). */
   static Described.Rdd rdd(int id, String name, String callsite, int parts,
       StorageLevel level, List<Integer> parents) {
-    StorageLevel own = delegatesLevel(id) ? StorageLevel.NONE() : level;
-    return new Described.Rdd(id, name, callsite, parts, levelName(own),
-        own != null && own.isValid(), parents, cachedDeps(id));
+    return new Described.Rdd(id, name, callsite, parts, levelName(level),
+        level != null && level.isValid(), parents, cachedDeps(id));
   }
 
   /** One stage of describeStages, built from the scheduler's Stage object. */
