@@ -234,9 +234,23 @@ def test_overhead_report_reads_its_goal_and_machine(monkeypatch):
     res = {**overhead.summarize(runs), "workload": "pagerank", "scale": 1, "workers": 2,
            "machine": {"cpus": 8, "memory_bytes": 16 << 30}}
     md = overhead.report(res, "python -m workloads.overhead")
-    assert "**1.050** (+5.0%; goal <= +3%)" in md and "Machine: 8 CPUs, 16.0 GiB memory;" in md
+    assert "**1.050 [1.050-1.050]** | missed (> 1.02) |" in md
+    assert "Machine: 8 CPUs, 16.0 GiB memory;" in md
     monkeypatch.setitem(goals.OVERHEAD, "at_most", 0.06)
-    assert "goal <= +6%" in overhead.report(res, "python -m workloads.overhead")
+    assert "| met (< 1.06) |" in overhead.report(res, "python -m workloads.overhead")
+
+
+def test_overhead_interval_is_a_bootstrap_over_repeats():
+    iv = stats.paired_ratio_interval([1.00, 1.02, 1.04, 0.99, 1.05, 1.01])
+    assert iv["low"] < iv["geomean"] < iv["high"] and iv["n"] == 6
+    assert 0.99 <= iv["low"] and iv["high"] <= 1.05  # within the sample's range
+    assert iv == stats.paired_ratio_interval([1.00, 1.02, 1.04, 0.99, 1.05, 1.01])  # seeded
+    wide = stats.paired_ratio_interval([0.90, 1.10, 0.95, 1.08, 1.00, 1.02])
+    assert wide["high"] - wide["low"] > iv["high"] - iv["low"]  # more spread, wider interval
+    assert overhead._verdict(iv, 1.06) == "met (< 1.06)"
+    assert overhead._verdict(iv, 1.02).startswith("not resolved")
+    assert overhead._verdict(iv, 0.98) == "missed (> 0.98)"
+    assert stats.paired_ratio_interval([1.0]) is None
 
 
 def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
@@ -261,7 +275,7 @@ def test_overhead_compares_each_variant_with_the_off_runs_of_its_repeat():
     md = overhead.report({**res, "workload": "mllib", "scale": 8, "workers": 2,
                           "conf": {"spark.memory.fraction": "0.02"}}, "cmd")
     assert "(lru, lru+sidecar; `spark.memory.fraction=0.02`)" in md
-    assert "| lru+sidecar | 16.00 s | **1.050**" in md
+    assert "| lru+sidecar | 16.00 s | **1.049 [1.000-1.100]** | not resolved (spans 1.02) | 1.050 |" in md
 
 
 def test_overhead_reports_cpu_seconds_per_process():

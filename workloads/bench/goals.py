@@ -17,8 +17,9 @@ GOALS: tuple[dict, ...] = (
     {"check": "hit_gap_to_min", "at_most": 0.10},
 )
 
-# workloads.overhead: job time with the plugin on over plugin off, with nothing to gain
-OVERHEAD = {"at_most": 0.03}
+# workloads.overhead: job time with the plugin on over plugin off, where it has nothing to gain
+# (no memory pressure, or lru under pressure): the 95% interval of the ratio lies under 1 + this
+OVERHEAD = {"at_most": 0.02, "level": 0.95}
 
 
 class Scope(NamedTuple):
