@@ -14,7 +14,8 @@ executors evict in Spark's order), `+trace` (the brain also records the run's tr
 plugin run of `workloads.bench` does) or `+admit` (spark.lrc.admit on): side by side they say
 whether a cost is the brain sharing the application's interpreter, the brain's work, the
 recording, or the shim's - or, under memory pressure, what admission changes.
-Reports the median job time of each, the median of the per-repeat ratios, the plan latency
+Reports the median job time of each, the per-repeat ratios with their median and a bootstrap
+interval checked against the goal (`workloads.bench.goals.OVERHEAD`), the plan latency
 (job start seen by the driver -> table published), the brain's CPU time of the plugin runs, and
 per variant the CPU seconds of each process (`workloads.bench.proc_cpu`: driver Python, driver
 JVM with its GC and JIT time, executors): on a machine the executors keep busy, what the plugin
@@ -175,7 +176,7 @@ def report(res: dict, command: str) -> str:
         "with these repeats: an interval of the control as wide as the goal means the goal cannot be "
         "shown here.",
         "",
-        "| plugin on | median job time | **on / off, geometric mean [95% interval]** | goal | "
+        f"| plugin on | median job time | **on / off, geometric mean [{level:.0%} interval]** | goal | "
         "median of per-repeat ratios | per-repeat ratios | brain CPU per run (median) "
         "| plan latency (median of runs / largest p99) | jobs planned |",
         "|---|---|---|---|---|---|---|---|---|",
