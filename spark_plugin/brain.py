@@ -183,9 +183,8 @@ class Brain:
     def step(self, wait_ms: int = 0, force: bool = False, linger_ms: int = 0) -> int:
         """Drain one batch (waiting up to `wait_ms` for a first event, and within that until the
         oldest has waited `linger_ms` unless an urgent one comes: a job start, a task end under
-        a count-based policy), apply it, and publish what
-        changed: plans of new jobs at once, count changes at most every publishMs.
-        Returns the number of events.
+        a count-based policy), apply it, and publish what changed: plans of new jobs at once,
+        count changes at most every publishMs. Returns the number of events.
 
         One consumer at a time: a caller drains only after the previous batch has been applied,
         so events are applied in the order Spark emitted them, whichever thread calls."""
@@ -336,6 +335,7 @@ class Brain:
         self.gpu.task_read(ev.executor, st is not None and st.gpus > 0, stage, reads, hits, puts,
                            self.planner.locations, self.planner.refs.costs.size)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
+        self.metrics.executor_cpu(ev.executor, ev.hooks_cpu_ns, ev.watch_cpu_ns)
 
     def _in_memory_somewhere(self, block: Block) -> bool:
         return bool(self.planner.locations.get(block))
@@ -459,14 +459,14 @@ class Brain:
                 dropped = self.bridge.dropped()
             except Exception:
                 pass
-            extra = {}
-            if self.gpu.moves or self.gpu.reads or self.gpu.moved:
-                extra["placement"] = self.gpu.stats()  # only when there were GPU stages
+            gpu_stages = self.gpu.moves or self.gpu.reads or self.gpu.moved
+            extra = {"placement": self.gpu.stats()} if gpu_stages else {}  # GPU stages only
             return self.metrics.snapshot(
                 table_version=self.version, degraded=self.degraded, dropped_events=dropped,
                 last_fallback=self.last_fallback, resyncs=self.resyncs,
                 peer_mode=self.settings.peer_mode, profile=self.settings.profile,
                 brain_cpu_s=round(self._cpu_s, 3), events=self.events, event_batches=self.batches,
+                plugin_cpu_s=self.metrics.plugin_cpu(self.bridge.plugin_cpu(), self._cpu_s),
                 negative_decrements=self.planner.refs.negative_decrements,
                 gpus=gpus_of(self.executors), **extra)
 

@@ -92,6 +92,15 @@ class JvmBridge:
         cannot describe every one (`wire.decode_stages` reads it)."""
         return self._j.describeStages(",".join(map(str, stage_ids))) or ""
 
+    def plugin_cpu(self) -> dict[str, int]:
+        """The plugin's CPU ns in the driver JVM by part (org.sparklrc.PluginCpu); {} if the JVM
+        cannot say (an older shim, the JVM gone): a figure for the report, never an error."""
+        try:
+            return {k: int(v) for k, v in (item.split("=") for item in
+                                            str(self._j.pluginCpu()).split(",") if item)}
+        except Exception:
+            return {}
+
     def dropped(self) -> int:
         return int(self._j.dropped())
 

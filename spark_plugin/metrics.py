@@ -28,6 +28,9 @@ RECENT_SAMPLES = 2_000  # plan latencies, executor waits and push lags summarize
 RECENT_EVICTIONS = 200
 AWAITED_JOBS = 1000  # jobs whose plan is published but not yet in force everywhere
 PER_RDD = 1000  # RDDs with counts of their own: the ones counted most recently
+# the plugin's own CPU by part (org.sparklrc.PluginCpu): measured in the driver JVM ...
+DRIVER_CPU_PARTS = ("listener", "executor_events", "table_requests", "brain_calls", "table_hold")
+EXECUTOR_CPU_PARTS = ("task_hooks", "table_watch")  # ... and reported by executors with each task
 OLDER = "older"  # the key under which the counts of RDDs pushed out of that bound are summed
 
 
@@ -118,6 +121,7 @@ class Metrics:
     _published_at: OrderedDict = field(default_factory=OrderedDict)  # version -> wall ms
     _awaited: OrderedDict = field(default_factory=OrderedDict)  # job -> (start ms, version, {ex: ms})
     _up_ms: dict = field(default_factory=dict)  # executor -> wall ms its plugin was reported up
+    _executor_cpu_ns: dict = field(default_factory=dict)  # executor -> [hooks, watch] CPU ns so far
 
     def executor_plugin(self, executor: str, installed: bool, error: str,
                         now_ms: float | None = None) -> None:
@@ -183,6 +187,23 @@ class Metrics:
         for rdd, _ in evicted:
             e.evictions += 1
             self.evictions_per_rdd.add(rdd)
+
+    def executor_cpu(self, executor: str, hooks_ns: int, watch_ns: int) -> None:
+        """An executor's plugin CPU so far (cumulative; reports may arrive out of order)."""
+        seen = self._executor_cpu_ns.setdefault(executor, [0, 0])
+        seen[0], seen[1] = max(seen[0], hooks_ns), max(seen[1], watch_ns)
+
+    def plugin_cpu(self, driver_ns: dict[str, int], brain_s: float) -> dict[str, float]:
+        """The plugin's own CPU seconds by part: the driver JVM's parts (``driver_ns``, from
+        ``LrcBridge.pluginCpu``), the executors' summed, the brain's Python thread, and their
+        total. What it leaves out: PluginCpu.java's docstring."""
+        ns = {p: driver_ns.get(p, 0) for p in DRIVER_CPU_PARTS}
+        for i, part in enumerate(EXECUTOR_CPU_PARTS):
+            ns[part] = sum(c[i] for c in self._executor_cpu_ns.values())
+        out = {p: round(v / 1e9, 3) for p, v in ns.items()}
+        out["brain"] = round(brain_s, 3)
+        out["total"] = round(sum(ns.values()) / 1e9 + brain_s, 3)
+        return out
 
     def eviction_reasons(self, executor: str, stage: int, partition: int,
                          reasons: Iterable[Eviction]) -> None:

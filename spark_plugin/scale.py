@@ -91,7 +91,8 @@ def job_lines(j: int, parts: int, executors: int = 2) -> list[str]:
             out.append(json.dumps({"e": "task_cache", "executor": ex, "stage": stage,
                                    "partition": p, "task": p, "hits": hits, "puts": puts,
                                    "put_elements": [-1] * len(puts), "evicted": [],
-                                   "evictions": [], "table_version": 0}))
+                                   "evictions": [], "table_version": 0,
+                                   "hooks_cpu_ns": 0, "watch_cpu_ns": 0}))
             if p % 2:
                 out.append(end)
         out.append(json.dumps({"e": "stage_completed", "stage": stage, "attempt": 0,
@@ -133,6 +134,7 @@ class CountingBridge:
     def attach_brain(self) -> None: ...
     def detach_brain(self) -> None: ...
     def dropped(self) -> int: return 0
+    def plugin_cpu(self) -> dict: return {}
     def report_metrics(self, text: str) -> None: ...
 
 

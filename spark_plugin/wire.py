@@ -36,7 +36,9 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
                      -1: not known - a serialized level with spark.lrc.countValues off),
                      evictions: [{block, order
                      ("priority" | "lru"), priority (null if infinite), for (block stored
-                     next, or null)}], table_version
+                     next, or null)}], table_version, hooks_cpu_ns and watch_cpu_ns (the
+                     executor's plugin CPU so far in its task hooks and its table watch thread,
+                     org.sparklrc.PluginCpu)
     block            executor, block, level, mem, disk (bytes), time
     unpersist        rdd
     job_end          job, time, success
@@ -130,7 +132,7 @@ TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, e
 TaskCache = _event("task_cache", "TaskCache", executor=str, stage=int, partition=int, task=int,
                    hits=Strs, puts=Strs, put_elements=Ints, evicted=Strs,
                    evictions=tuple[Eviction, ...],
-                   table_version=int)
+                   table_version=int, hooks_cpu_ns=int, watch_cpu_ns=int)
 BlockUpdate = _event("block", "BlockUpdate", executor=str, block=str, level=str, mem=int, disk=int,
                      time=int)
 Unpersist = _event("unpersist", "Unpersist", rdd=int)

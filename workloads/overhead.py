@@ -94,6 +94,7 @@ def summarize(runs: list[dict]) -> dict:
             "plan_latency_ms_p99_max_of_runs": max(
                 (x["p99"] for x in lat if x["p99"] is not None), default=None),
             "plan_latency_jobs": sum(x["count"] for x in lat),
+            "plugin_cpu": plugin_cpu_medians([r for r in runs if r["plugin"] == name]),
         }
     return {
         "runs": runs,
@@ -118,11 +119,33 @@ def cpu_medians(runs: list[dict]) -> dict[str, float] | None:
         return None
     out = {k: statistics.median(x[k] for x in rows) for k in CPU_FIELDS
            if all(x.get(k) is not None for x in rows)}
-    totals = [x["python_s"] + x["driver_jvm_s"] + x["executors_s"] for x in rows
-              if all(x.get(k) is not None for k in ("python_s", "driver_jvm_s", "executors_s"))]
+    totals = [t for x in rows if (t := cpu_total(x)) is not None]
     if totals:
         out["total_s"] = statistics.median(totals)
     return out
+
+
+PLUGIN_CPU_PARTS = ("listener", "executor_events", "table_requests", "brain_calls", "table_hold",
+                    "task_hooks", "table_watch", "brain", "total")
+
+
+def plugin_cpu_medians(runs: list[dict]) -> dict[str, float] | None:
+    """Median over ``runs`` of the plugin's own CPU seconds per part (`stats.plugin_cpu_s`,
+    org.sparklrc.PluginCpu), and of its share of the run's CPU (every process, `proc_cpu`)."""
+    rows = [(r["stats"]["plugin_cpu_s"], r.get("process_cpu") or {}) for r in runs
+            if (r.get("stats") or {}).get("plugin_cpu_s")]
+    if not rows:
+        return None
+    out = {k: statistics.median(c.get(k, 0.0) for c, _ in rows) for k in PLUGIN_CPU_PARTS}
+    shares = [c["total"] / t for c, p in rows if (t := cpu_total(p))]
+    out["share"] = statistics.median(shares) if shares else None
+    return out
+
+
+def cpu_total(row: dict) -> float | None:
+    """A run's CPU seconds over every process (`proc_cpu`), None if a process is missing."""
+    keys = ("python_s", "driver_jvm_s", "executors_s")
+    return sum(row[k] for k in keys) if all(row.get(k) is not None for k in keys) else None
 
 
 def _ms(x: float | None) -> str:
@@ -200,6 +223,21 @@ def report(res: dict, command: str) -> str:
                 lines.append("| " + name + " | " + " | ".join(
                     "-" if c.get(k) is None else f"{c[k]:.1f}" for k in (*CPU_FIELDS, "total_s"))
                     + " |")
+    own = {name: v["plugin_cpu"] for name, v in variants.items() if v.get("plugin_cpu")}
+    if own:
+        lines += ["", "The plugin's own CPU seconds per run, by part (median over runs; "
+                  "`org.sparklrc.PluginCpu`, measured in every run: the listener's events, "
+                  "executors' messages and table requests in the driver JVM, the py4j thread "
+                  "serving the brain, the table hold thread; the executors' task hooks and table "
+                  "watch threads; the brain's Python thread. Not counted: Spark's RPC carrying "
+                  "the plugin's messages, and the ordered map's operations in MemoryStore):", "",
+                  "| plugin on | " + " | ".join(p.replace("_", " ") for p in PLUGIN_CPU_PARTS)
+                  + " | share of the run's CPU |",
+                  "|---|" + "---|" * (len(PLUGIN_CPU_PARTS) + 1)]
+        for name, c in own.items():
+            share = "-" if c["share"] is None else f"{c['share']:.1%}"
+            lines.append(f"| {name} | " + " | ".join(f"{c[p]:.2f}" for p in PLUGIN_CPU_PARTS)
+                         + f" | {share} |")
     lines += [
         "",
         "Plan latency: from the listener's job-start time (driver JVM) to the moment the Python brain "

@@ -156,6 +156,7 @@ def test_counters_in_csv_sink_equal_brain_stats_per_executor(tmp_path):
                   for name in ("hits", "misses", "effectiveHits", "evictions", "tasks")}
         per_executor = {ex: counter_after(tmp_path, app, "driver", f"brain.executor.{ex}.misses",
                                           ready) for ex in execs}
+        driver_jvm_cpu = active_brain().bridge.plugin_cpu()
     finally:
         spark.stop()
         forget_sink_conf()
@@ -172,3 +173,11 @@ def test_counters_in_csv_sink_equal_brain_stats_per_executor(tmp_path):
                       "tasks": stats["tasks"]}, gauges
     assert per_executor == {ex: e["misses"] for ex, e in execs.items()}, per_executor
     assert stats["misses"] > 0  # the scenario makes the gauges carry something
+    # The plugin's own CPU by part (PluginCpu.java): each part whose code ran has some; the task
+    # hooks' and the table watch's come from the executor JVMs' reports (no task runs in the
+    # driver JVM, whose own count of them is 0).
+    cpu = stats["plugin_cpu_s"]
+    assert all(cpu[p] > 0 for p in ("listener", "executor_events", "table_requests", "brain_calls",
+                                    "task_hooks", "table_watch", "brain")), cpu
+    assert driver_jvm_cpu["task_hooks"] == driver_jvm_cpu["table_watch"] == 0, driver_jvm_cpu
+    assert cpu["total"] == pytest.approx(sum(v for p, v in cpu.items() if p != "total"), abs=0.01)

@@ -66,4 +66,5 @@ def test_workload_results_are_identical_with_and_without_the_plugin(reference, p
     sums, stats = run_all(policy, UNDER[policy])
     assert sums == {w: reference[w] for w in UNDER[policy]}
     assert stats["tasks"] > 0 and stats["degraded"] is None
+    assert stats["plugin_cpu_s"]["task_hooks"] > 0 and stats["plugin_cpu_s"]["listener"] > 0
     assert stats["evictions"] > 0, "the memory limit must force evictions for this test to mean anything"

@@ -591,3 +591,21 @@ def test_replays_follow_the_runs_admission_setting(tmp_path):
     assert not admit_of(None, "crd", "false") and not admit_of({"spark.lrc.admit": "false"}, "crd")
     assert admit_of({"spark.lrc.admit": "false"}, "lerc+admit")
     assert not admit_of(None, "crd+noadmit")  # the variant that measures what admission costs
+
+
+def test_overhead_reports_the_plugins_own_cpu_by_part_and_its_share():
+    own = {"listener": 0.2, "executor_events": 0.1, "table_requests": 0.05, "brain_calls": 0.6,
+           "table_hold": 0.01, "task_hooks": 0.3, "table_watch": 0.04, "brain": 1.0}
+    runs = [{"repeat": i, "plugin": name, "jct_s": 10.0, "checksum": "c",
+             "stats": ({"plan_latency_ms": {"median": 4.0, "p99": 8.0, "count": 2},
+                        "plugin_cpu_s": {**own, "brain": 1.0 + i, "total": 2.3 + i}}
+                       if name == "lru" else None),
+             "process_cpu": {"python_s": 2.0, "driver_jvm_s": 20.0, "executors_s": 78.0 + i}}
+            for i in range(3) for name in ("off", "lru", "off-b")]
+    v = overhead.summarize(runs)["variants"]["lru"]["plugin_cpu"]
+    assert v["brain"] == 2.0 and v["total"] == 3.3 and v["listener"] == 0.2
+    assert v["share"] == pytest.approx(3.3 / 101.0)  # the median run's share
+    md = overhead.report({**overhead.summarize(runs), "workload": "mllib", "scale": 2,
+                          "workers": 2}, "cmd")
+    assert ("| lru | 0.20 | 0.10 | 0.05 | 0.60 | 0.01 | 0.30 | 0.04 | 2.00 | 3.30 | 3.3% |"
+            in md)

@@ -29,6 +29,7 @@ class CountingBridge:
     def attach_brain(self) -> None: ...
     def detach_brain(self) -> None: ...
     def dropped(self) -> int: return 0
+    def plugin_cpu(self) -> dict: return {}
 
 
 def test_a_second_step_waits_until_the_first_batch_is_applied():

@@ -37,6 +37,7 @@ class RecordingBridge:
     def attach_brain(self) -> None: ...
     def detach_brain(self) -> None: ...
     def dropped(self) -> int: return 0
+    def plugin_cpu(self) -> dict: return {}
 
 
 def apply(table: dict[int, list[float]], arrays: str) -> dict[int, list[float]]:

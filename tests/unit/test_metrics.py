@@ -68,3 +68,18 @@ def test_in_force_counts_an_executor_that_came_up_after_the_job_start_from_its_s
     m.table_applied("1", 4, lag_ms=2.0)
     m.table_applied("2", 4, lag_ms=10.0)
     assert list(m.in_force_ms) == [80.0, 40.0]
+
+
+def test_plugin_cpu_sums_executors_latest_reports_and_the_driver_parts():
+    """Executors report their plugin CPU so far with each task: the latest (largest) report
+    counts, even when reports arrive out of order; executors add up; the driver JVM's parts come
+    as given (its own task-hook count, in local mode the same JVM's, is not taken)."""
+    m = Metrics("lrc")
+    m.executor_cpu("0", 2_000_000, 10_000_000)
+    m.executor_cpu("0", 1_000_000, 9_000_000)  # an older report, late
+    m.executor_cpu("1", 500_000_000, 0)
+    cpu = m.plugin_cpu({"listener": 300_000_000, "brain_calls": 1_200_000_000, "task_hooks": 7},
+                       brain_s=0.25)
+    assert cpu == {"listener": 0.3, "executor_events": 0.0, "table_requests": 0.0,
+                   "brain_calls": 1.2, "table_hold": 0.0, "task_hooks": 0.502, "table_watch": 0.01,
+                   "brain": 0.25, "total": 2.262}

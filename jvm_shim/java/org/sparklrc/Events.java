@@ -215,6 +215,9 @@ final class Events {
       n.element().put("block", e.block).put("order", e.order).put("priority", e.priority)
           .put("for", e.forBlock).end('}'); // "for" is null when no put followed
     }
-    return n.end(']').put("table_version", tableVersion).text();
+    long[] cpu = PluginCpu.nanos(); // this executor's plugin CPU so far, by part
+    return n.end(']').put("table_version", tableVersion)
+        .put("hooks_cpu_ns", cpu[PluginCpu.Part.TASK_HOOKS.ordinal()])
+        .put("watch_cpu_ns", cpu[PluginCpu.Part.TABLE_WATCH.ordinal()]).text();
   }
 }

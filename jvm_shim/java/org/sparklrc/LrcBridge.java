@@ -60,6 +60,7 @@ public final class LrcBridge {
 
   /** Up to {@code max} buffered events, newline-separated JSON, oldest first ("" when none). */
   public static String drain(int max) {
+    PluginCpu.wholeThread(PluginCpu.Part.BRAIN_CALLS);
     return EventBuffer.drain(max);
   }
 
@@ -70,6 +71,7 @@ public final class LrcBridge {
    * reply holds at most EventBuffer.MAX_REPLY_CHARS: a longer line comes in pieces that Python
    * joins. */
   public static String drainWait(int max, long waitMs, long lingerMs, boolean whole) {
+    PluginCpu.wholeThread(PluginCpu.Part.BRAIN_CALLS); // the py4j thread serving the brain
     return EventBuffer.drain(max, waitMs, lingerMs, whole ? 0 : EventBuffer.MAX_REPLY_CHARS);
   }
 
@@ -180,6 +182,12 @@ public final class LrcBridge {
   public static long tableVersion() {
     LrcDriverPlugin p = LrcDriverPlugin.current();
     return p == null ? 0 : p.tables.version();
+  }
+
+  /** CPU ns of the plugin's code in this (driver) JVM by part: {@code part=ns} items,
+   * comma-separated (PluginCpu; executors report theirs with each task). */
+  public static String pluginCpu() {
+    return PluginCpu.summary();
   }
 
   /** The shim's warnings logged in this (driver) JVM since the application started. */

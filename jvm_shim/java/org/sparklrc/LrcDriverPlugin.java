@@ -47,6 +47,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
       EventBuffer.reset((int) settings.getLong(Settings.BUFFER_SIZE),
           settings.taskEndsUrgent());
       Lineage.resetCache();
+      PluginCpu.reset();
       NO_BRAIN_LOGGED.set(false);
       LrcLog.reset();
       current = this;
@@ -78,6 +79,7 @@ public final class LrcDriverPlugin implements DriverPlugin {
 
   @Override
   public Object receive(Object message) {
+    long cpu = PluginCpu.start();
     try {
       if (message instanceof String) {
         String m = (String) message;
@@ -88,6 +90,8 @@ public final class LrcDriverPlugin implements DriverPlugin {
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("driver.receive", "spark-lrc: bad message from an executor", t);
+    } finally {
+      PluginCpu.add(PluginCpu.Part.EXECUTOR_EVENTS, cpu);
     }
     return "";
   }

@@ -161,6 +161,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
 
   @Override
   public void onTaskStart() {
+    long cpu = PluginCpu.start();
     try {
       PriorityEntries m = entries;
       TaskContext tc = TaskContext.get();
@@ -178,6 +179,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.taskStart", "spark-lrc: onTaskStart failed (ignored)", t);
+    } finally {
+      PluginCpu.add(PluginCpu.Part.TASK_HOOKS, cpu);
     }
   }
 
@@ -192,6 +195,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
   }
 
   private void report() {
+    long cpu = PluginCpu.start();
     try {
       PriorityEntries m = entries;
       long[] task = current.get();
@@ -212,6 +216,8 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
           m.version()));
     } catch (Throwable t) {
       LrcLog.warnOnce("executor.report", "spark-lrc: task report failed (ignored)", t);
+    } finally {
+      PluginCpu.add(PluginCpu.Part.TASK_HOOKS, cpu);
     }
   }
 

@@ -76,6 +76,7 @@ public class LrcListener extends SparkListener {
 
   /** {@code urgent}: wakes the brain at once (see EventBuffer#add). */
   private static void record(String what, Supplier<String> line, boolean urgent) {
+    long cpu = PluginCpu.start();
     try {
       String event = line.get();
       if (event != null) {
@@ -83,6 +84,8 @@ public class LrcListener extends SparkListener {
       }
     } catch (Throwable t) {
       LrcLog.warnOnce("listener." + what, "spark-lrc: could not record " + what, t);
+    } finally {
+      PluginCpu.add(PluginCpu.Part.LISTENER, cpu);
     }
   }
 

@@ -44,8 +44,10 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
       return t;
     });
     this.self = env.setupEndpoint(NAME, this);
-    expirer.scheduleWithFixedDelay(tables::expireParked, EXPIRE_EVERY_MS, EXPIRE_EVERY_MS,
-        TimeUnit.MILLISECONDS);
+    expirer.scheduleWithFixedDelay(() -> {
+      PluginCpu.wholeThread(PluginCpu.Part.TABLE_HOLD);
+      tables.expireParked();
+    }, EXPIRE_EVERY_MS, EXPIRE_EVERY_MS, TimeUnit.MILLISECONDS);
   }
 
   /** Registers the endpoint in the driver's RpcEnv. */
@@ -105,11 +107,14 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
           place((String) m, ctx);
           return BoxedUnit.UNIT;
         }
+        long cpu = PluginCpu.start();
         try {
           tables.watch(TableRequest.decode((String) m), ctx::reply);
         } catch (Throwable t) {
           LrcLog.warnOnce("driver.tableRequest", "spark-lrc: bad table request from an executor", t);
           ctx.sendFailure(t);
+        } finally {
+          PluginCpu.add(PluginCpu.Part.TABLE_REQUESTS, cpu);
         }
         return BoxedUnit.UNIT;
       }

@@ -75,6 +75,7 @@ final class TableWatch {
   }
 
   private void run() {
+    PluginCpu.wholeThread(PluginCpu.Part.TABLE_WATCH);
     RpcEndpointRef driver = null;
     RpcTimeout timeout = new RpcTimeout(
         FiniteDuration.apply(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS), "spark.lrc table watch");
