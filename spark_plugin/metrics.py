@@ -200,9 +200,9 @@ class Metrics:
         ns = {p: driver_ns.get(p, 0) for p in DRIVER_CPU_PARTS}
         for i, part in enumerate(EXECUTOR_CPU_PARTS):
             ns[part] = sum(c[i] for c in self._executor_cpu_ns.values())
-        out = {p: round(v / 1e9, 3) for p, v in ns.items()}
-        out["brain"] = round(brain_s, 3)
-        out["total"] = round(sum(ns.values()) / 1e9 + brain_s, 3)
+        out = {p: round(v / 1e9, 6) for p, v in ns.items()}  # microseconds: a short run's parts
+        out["brain"] = round(brain_s, 6)
+        out["total"] = round(sum(ns.values()) / 1e9 + brain_s, 6)
         return out
 
     def eviction_reasons(self, executor: str, stage: int, partition: int,

@@ -140,3 +140,24 @@ def test_an_rdd_listed_by_several_stages_keeps_its_first_description_with_deps()
         _, _, rdds = job_from_event(wire.decode_event(json.dumps(ev)))
         assert [r.id for r in rdds] == [4, 5]
         assert [d.kind for d in rdds[1].deps] == [kind], order
+
+
+def test_bridge_members_are_looked_up_once_each():
+    """py4j answers `JavaClass.name` with a reflection round trip per access: the bridge resolves
+    each member once and calls it from then on."""
+    from spark_plugin.bridge import Members
+
+    class Handle:
+        lookups: list[str] = []
+
+        def __getattr__(self, name):
+            Handle.lookups.append(name)
+            return lambda *args: (name, args)
+
+    m = Members(Handle())
+    assert [m.drainWait(1, 2), m.drainWait(3, 4), m.publish(5)] == [
+        ("drainWait", (1, 2)), ("drainWait", (3, 4)), ("publish", (5,))]
+    assert Handle.lookups == ["drainWait", "publish"]
+    with pytest.raises(AttributeError):
+        m.__wrapped__  # noqa: B018 - dunder names are not members
+    assert Handle.lookups == ["drainWait", "publish"]
