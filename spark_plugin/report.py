@@ -204,7 +204,9 @@ def _costs(st: dict) -> list[str]:
             _summary_line("push lag", st.get("push_lag_ms"), "pushes"),
             _summary_line("in force", st.get("in_force_ms"), "jobs"),
             _summary_line("executor wait", st.get("executor_wait_ms"), "waits"),
-            f"  {'brain CPU':<15}{_fmt(st.get('brain_cpu_s'), 2)} s"]
+            f"  {'brain CPU':<15}{_fmt(st.get('brain_cpu_s'), 2)} s",
+            f"  {'plugin CPU':<15}{_fmt(_d(st.get('plugin_cpu_s')).get('total'), 2)} s (all parts,"
+            " driver and executors: plugin_cpu_s)"]
 
 
 def _health(st: dict) -> list[str]:

@@ -44,6 +44,7 @@ STATS = {
     "executor_wait_ms": {"count": 36, "median": 0.0, "p99": 0.0, "max": 0.0},
     "push_lag_ms": {"count": 272, "median": 6.222, "p99": 70.39, "max": 105.273},
     "degraded": None, "dropped_events": 0, "brain_cpu_s": 0.647, "gpus": {},
+    "plugin_cpu_s": {"brain": 0.647, "brain_calls": 0.3, "task_hooks": 0.1, "total": 1.047},
 }
 
 
@@ -106,6 +107,7 @@ def test_text_shows_the_numbers(tmp_path, capsys):
     assert "plan latency   16 plans, median 14.8 ms, p99 25.9 ms, max 26.1 ms" in out
     assert "push lag       272 pushes, median 6.2 ms, p99 70.4 ms" in out
     assert "brain CPU      0.65 s" in out
+    assert "plugin CPU     1.05 s (all parts" in out
     assert "fallbacks and losses (dropped events: 0): none" in out
 
 
@@ -142,6 +144,7 @@ def test_missing_fields_print_as_dashes():
     assert "reads      - planned: - hits (-; - from another executor), - misses" in out
     assert table(out, "executors")["0"] == ["0", "-", "-", "-", "-", "-", "3"]
     assert "RDDs: -" in out and "plan latency   -" in out and "brain CPU      - s" in out
+    assert "plugin CPU     - s" in out
     # ratios are derived when the stats carry counts but not the ratio
     assert "(50.0%" in render({"hits": 1, "misses": 1})
 
