@@ -58,13 +58,12 @@ class Brain:
         self._cpu_s = 0.0
         self.batches = 0  # drains that brought events (each a py4j round trip) ...
         self.events = 0  # ... and the events they brought
-        self._last_publish = 0.0
-        self._last_metrics = 0.0
+        self._last_publish = self._last_metrics = 0.0
         self._lock = threading.RLock()  # the state below; held while applying a batch
         self._consume = threading.Lock()  # the event buffer: held from drain to applied
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._closed = False
+        self._closed, self._final = False, None  # closed: _final holds the stats close() wrote
         self._warned: set[str] = set()
         self._handlers: dict[type, Callable[[Any], None]] = {
             wire.JobStart: self._job_start,
@@ -218,7 +217,7 @@ class Brain:
         nothing is published any more (the driver plugin may already be gone)."""
         with self._lock:
             if self._closed:
-                return self.stats()
+                return self._final if self._final is not None else self.stats()
             self._closed = True
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -229,8 +228,8 @@ class Brain:
             self.bridge.detach_brain()
         except Exception as e:
             self._warn_once("close", f"spark-lrc: could not drain the last events: {e!r}")
-        self._write_outputs()
-        return self.stats()
+        self._final = self._write_outputs(self.stats())  # taken once: CPU counters move on
+        return self._final
 
     # ---- events ----------------------------------------------------------------------------
     def _handle(self, line: str) -> None:
@@ -482,16 +481,17 @@ class Brain:
         except Exception as e:
             self._warn_once("summary", f"spark-lrc: stats not written to the event log: {e!r}")
 
-    def _write_outputs(self) -> None:
+    def _write_outputs(self, stats: dict[str, Any]) -> dict[str, Any]:  # returns `stats`
         if self.settings.stats_path:
             path = Path(self.settings.stats_path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.stats(), indent=2, sort_keys=True))
+            path.write_text(json.dumps(stats, indent=2, sort_keys=True))
         if self.recorder is not None and self.settings.trace_path:
             try:
                 self.recorder.save(self.settings.trace_path)
             except Exception as e:
                 log.warning("spark-lrc: could not write the trace to %s: %r", self.settings.trace_path, e)
+        return stats
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
