@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from spark_plugin.metrics import DRIVER_CPU_PARTS, EXECUTOR_CPU_PARTS
 from workloads.bench import machine
 from workloads.bench.child import run_child
 from workloads.bench.cli import parse_conf, parse_kwargs, parse_list
@@ -125,8 +126,7 @@ def cpu_medians(runs: list[dict]) -> dict[str, float] | None:
     return out
 
 
-PLUGIN_CPU_PARTS = ("listener", "executor_events", "table_requests", "brain_calls", "table_hold",
-                    "task_hooks", "table_watch", "brain", "total")
+PLUGIN_CPU_PARTS = (*DRIVER_CPU_PARTS, *EXECUTOR_CPU_PARTS, "brain", "total")  # stats.plugin_cpu_s
 
 
 def plugin_cpu_medians(runs: list[dict]) -> dict[str, float] | None:
