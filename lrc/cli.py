@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lrc.bound import hit_bound
-from lrc.policies import ADMIT_MODES, POLICIES, get_policy
+from lrc.policies import ADMIT_MODES, POLICIES, admits, get_policy
 from lrc.sim import REFS, CompiledTrace, simulate
 from lrc.synth import WORKLOADS, make
 from lrc.task_order import TASK_ORDERS, order_for
@@ -100,9 +100,11 @@ def parser() -> argparse.ArgumentParser:
                    help="spark.storage.unrollMemoryThreshold of the run (bytes): replay the "
                         "unroll memory each store reserves first (lrc/unroll.py; default: "
                         "the trace's, and without one a store needs only its block's size)")
-    s.add_argument("--admit", action="store_true",
+    s.add_argument("--admit", choices=ADMIT_MODES, nargs="?", const="true", default="false",
                    help="a store never evicts a block the policy ranks above the block being "
-                        "stored, it fails instead (the executors' spark.lrc.admit)")
+                        "stored, it fails instead (the executors' spark.lrc.admit): --admit or "
+                        "--admit true for every policy but lru, --admit auto as spark.lrc.admit's "
+                        "default sets it live (crd only); default false: the ranking rules alone")
     s.add_argument("--task-order", choices=TASK_ORDERS, default="logged",
                    help="each stage's tasks as logged (default) or in the order Spark's "
                         "scheduler gives them from what the replay caches (a trace recorded "
@@ -205,14 +207,15 @@ def run_simulate(args) -> list[dict]:
         for f in args.cache_fraction:
             bound = hit_bound(ct, f, args.executors).hit_ratio  # no policy can beat it
             for p in args.policies:
+                admit = admits(p, args.admit)
                 row = simulate(ct, p, f, executors=args.executors, cores=args.cores,
                                refs=args.refs, peer_mode=args.peer_mode,
                                storage_fraction=args.storage_fraction,
                                unroll_threshold=args.unroll_threshold,
-                               admit=args.admit,
+                               admit=admit,
                                task_order=order_for(p, args.task_order)).to_dict()
                 row["bound_hit_ratio"] = bound
-                if args.admit:
+                if admit:
                     row["admit"] = True
                 rows.append(row)
     return rows

@@ -17,7 +17,8 @@ from lrc.predict import dataset_name, shape_of
 class PredictedRefs:
     """Needs, on the class it is mixed into: ``dag``, ``refs``, ``predictor``, ``predicted``
     (pseudo stage ids holding predicted references), ``_origin``, ``_recurring``,
-    ``state_read``, ``block_ids``, ``_keys`` and ``_next_seq``."""
+    ``state_read``, ``replan_missing``, ``block_ids``, ``_builds``, ``failed_stores``,
+    ``_keys`` and ``_next_seq``."""
 
     def _site(self, rdd_id: int) -> str:
         """A recurring dataset's identity: where the code created the RDD and which job first
@@ -46,6 +47,29 @@ class PredictedRefs:
             self.refs.forget_stage(sid)
         self.predicted.clear()
 
+    def _stored_reads(self, stage_id: int) -> list[tuple]:
+        """The reads of the stage's pending tasks as a later iteration's tasks will make them:
+        every block of a cached RDD counts as stored but those the stage builds itself. A block
+        missing now is recomputed by the task that needs it and stored again, so the next
+        iteration reads it, not its ancestors. Predicting the reads the walk over what is
+        materialized now finds would rank dead ancestors instead and leave the block unranked,
+        which admission then never lets back in (synthetic ml at F = 0.7)."""
+        pending = self.refs.pending[stage_id]
+        builds = self._builds.get(stage_id, ())
+        computed = self.failed_stores.creates.get(stage_id, ())
+        rdd_of = (lambda k: k[0]) if self.block_ids is None else self.block_ids.rdd_of.__getitem__
+        if not self.replan_missing or all(rdd_of(k) in builds for k in computed):
+            # it rebuilds nothing: reads as planned
+            return list(pending.values())
+        stage = self.dag.stages[stage_id]
+        stored = _AllBut(builds)
+        shape = self.dag.narrow_shape(stage.rdd_id)
+        parts = list(pending)
+        if shape is not None and parts:  # one walk serves every partition (AppDAG.narrow_shape)
+            rdds = [r for r, _ in self.dag.task_reads(stage_id, parts[0], stored)[0]]
+            return [self._keys([(r, p) for r in rdds]) for p in parts]
+        return [self._keys(self.dag.task_reads(stage_id, p, stored)[0]) for p in parts]
+
     def _predict(self, job: Job, before: dict[str, list[int]], known: set[int]) -> None:
         """Remember the job's shape and register the reads of the jobs predicted after it."""
         back = {rid: (site, len(ids) - 1 - i) for site, ids in before.items()
@@ -58,7 +82,7 @@ class PredictedRefs:
 
         seq = self.refs.stage_seq
         ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
-        tasks = [list(self.refs.pending[s].values()) for s in ran]
+        tasks = [self._stored_reads(s) for s in ran]
         weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
         last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
         result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
@@ -115,3 +139,16 @@ class PredictedRefs:
                 self.predicted.append(-order)
             for p, k in enumerate(keys):
                 self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
+
+
+class _AllBut:
+    """``block in view``: the block's RDD is not one of ``rdds`` (a DAG walk's view of a cache
+    holding every cached RDD but those)."""
+
+    __slots__ = ("rdds",)
+
+    def __init__(self, rdds) -> None:
+        self.rdds = rdds
+
+    def __contains__(self, block: Block) -> bool:
+        return block[0] not in self.rdds

@@ -182,7 +182,8 @@ class _Replay:
                                    block_ids=ct.block_ids.copy(),
                                    predict=None if refs == "online" else False,
                                    costs=ArrayCosts(ct.lineage_cost, ct.sizes, ct.disk,
-                                                    disk_bw), gpu_cost_weight=gpu_weight)
+                                                    disk_bw), gpu_cost_weight=gpu_weight,
+                                   admit=admit)
             if refs == "profile":
                 self.planner.preload(self.dag, ct.tasks())
             state = self.planner.refs

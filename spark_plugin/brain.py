@@ -20,7 +20,7 @@ from lrc.trace import load_trace
 
 from .bridge import JvmBridge
 from . import wire
-from .config import LrcSettings
+from .config import LrcSettings, admits
 from .events import StageMemory, blocks, in_memory, job_from_event
 from .gcpause import gc_paused
 from .gpu_moves import GpuPlacement
@@ -86,14 +86,14 @@ class Brain:
     def _start_plans(self) -> None:
         """A new planner and placement, and no RDD in the executors' table: at start, and when
         the brain resynchronises (the fallback before it removed every array and move)."""
-        settings = self.settings
-        profile = load_trace(settings.profile) if settings.profile else None
-        predict = {"auto": None, "true": profile is None, "false": False}[settings.predict]
-        self.planner = Planner(settings.policy, profile=profile, peer_mode=settings.peer_mode,
-                               predict=predict, gpu_cost_weight=settings.gpu_cost_weight,
-                               bounded=True, state_read=settings.state_read,
-                               predict_kinds=settings.predict_kinds)
-        self.gpu = GpuPlacement(settings.gpu_placement_budget_mb << 20, settings.gpu_placement)
+        s = self.settings
+        profile = load_trace(s.profile) if s.profile else None
+        predict = {"auto": None, "true": profile is None, "false": False}[s.predict]
+        self.planner = Planner(s.policy, profile=profile, peer_mode=s.peer_mode, predict=predict,
+                               gpu_cost_weight=s.gpu_cost_weight, bounded=True,
+                               state_read=s.state_read, predict_kinds=s.predict_kinds,
+                               admit=admits(s.policy, s.admit), replan_missing=s.replan_missing)
+        self.gpu = GpuPlacement(s.gpu_placement_budget_mb << 20, s.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
         self._unsent_stages: set[int] = set()  # stages of a publish that failed

@@ -179,6 +179,12 @@ KEYS: tuple[Key, ...] = (
         "datasets it reads (lrc.predict); false: by the call site alone, the rule before, kept "
         "to measure the two side by side.",
         internal=True),
+    Key("spark.lrc.replanMissing", "true", _bool,
+        "A cached block that is missing is planned as the block a task will store again: "
+        "predictions name it, not its inputs, and under admission a job's plan references "
+        "neither a refused block nor what recomputing it reads (lrc.planner); false: through "
+        "its inputs, the rule before, kept to measure the two side by side.",
+        internal=True),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
         "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
         internal=True),

@@ -81,3 +81,21 @@ def test_admission_keeps_a_block_ranked_above_the_one_being_stored():
     idx = EvictionIndex(2, [2, 2, 2], rdd_of, admit=True)
     idx.insert(0, 1.0, 0)
     assert list(idx.insert(2, 1.0, 1)) == [0] and 2 in idx
+
+
+def test_simulate_cli_admits_as_the_executors_would(tmp_path):
+    """`--admit auto` replays admission where spark.lrc.admit's default turns it on live (crd),
+    `--admit` alone for every policy but lru (as before modes), none without it."""
+    import json
+
+    from lrc.cli import main
+
+    def admitted(*flag: str) -> dict[str, bool]:
+        out = tmp_path / "rows.json"
+        assert main(["simulate", "--workload", "ml", "--policies", "lru,lrc,crd",
+                     "--cache-fraction", "0.7", *flag, "--json", str(out)]) == 0
+        return {r["policy"]: r.get("admit", False) for r in json.loads(out.read_text())["results"]}
+
+    assert admitted() == {"lru": False, "lrc": False, "crd": False}
+    assert admitted("--admit", "auto") == {"lru": False, "lrc": False, "crd": True}
+    assert admitted("--admit") == {"lru": False, "lrc": True, "crd": True}

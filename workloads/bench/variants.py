@@ -16,7 +16,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +nostate: no read kept for a recurring dataset's newest generation (the rule before)
             "nostate": {"spark.lrc.stateRead": "false"},
             # +nokind: predictions match jobs by call site alone (the rule before kinds)
-            "nokind": {"spark.lrc.predictKinds": "false"}}
+            "nokind": {"spark.lrc.predictKinds": "false"},
+            # +noreplan: a missing block planned through its inputs (the rule before)
+            "noreplan": {"spark.lrc.replanMissing": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
