@@ -98,8 +98,7 @@ class Planner(PredictedRefs):
         self.state_read = state_read  # the newest generation keeps a read (`_predict`)
         # executors refuse a store by rank (spark.lrc.admit): a failed store is the ranking's
         # decision, and a plan must not lock it in (`_task_walk`)
-        self.admit = admit and replan_missing
-        self.replan_missing = replan_missing
+        self.admit, self.replan_missing = admit, replan_missing
         self._builder: dict[int, int] = {}  # cached RDD -> the stage planned to compute it first
         self._builds: dict[int, set[int]] = {}  # stage -> cached RDDs it computes first
         self._new_planned: list[int] = []  # stages planned since the last take_planned()
@@ -199,7 +198,8 @@ class Planner(PredictedRefs):
         same job may read, so with ``lazy`` it waits there until such a stage needs it."""
         seq = self._next_seq()
         mat = Either(self._view(self.materialized), created)
-        refused = self._view(self.tried) if self.admit and self.tried else None
+        refused = (self._view(self.tried) if self.admit and self.replan_missing and self.tried
+                   else None)
         pending = self.refs.pending.get(stage.id)
         # one DAG walk per pattern of materialized blocks, not per task, where the lineage
         # allows it (AppDAG.narrow_shape): a stage of many tasks costs little more than one

@@ -57,10 +57,8 @@ class PredictedRefs:
         pending = self.refs.pending[stage_id]
         builds = self._builds.get(stage_id, ())
         computed = self.failed_stores.creates.get(stage_id, ())
-        rdd_of = (lambda k: k[0]) if self.block_ids is None else self.block_ids.rdd_of.__getitem__
-        if not self.replan_missing or all(rdd_of(k) in builds for k in computed):
-            # it rebuilds nothing: reads as planned
-            return list(pending.values())
+        if not self.replan_missing or all(self._block(k)[0] in builds for k in computed):
+            return list(pending.values())  # it rebuilds nothing: its reads as planned
         stage = self.dag.stages[stage_id]
         stored = _AllBut(builds)
         shape = self.dag.narrow_shape(stage.rdd_id)
