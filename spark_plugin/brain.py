@@ -11,7 +11,6 @@ import logging
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from pathlib import Path
 from typing import Any, Callable
 
 from lrc.cost import ColdStarts
@@ -26,7 +25,8 @@ from .gcpause import gc_paused
 from .gpu_moves import GpuPlacement
 from .metrics import Metrics
 from .placement import gpus_of
-from .recorder import TraceRecorder, memory_conf
+from .pressure import PublishPace
+from .recorder import TraceRecorder, memory_conf, write_outputs
 
 log = logging.getLogger("spark_lrc")
 Block = tuple[int, int]
@@ -40,6 +40,7 @@ class Brain:
         self.bridge = bridge
         self.settings = settings
         self.metrics = Metrics(settings.policy)
+        self.pace = PublishPace(settings.publish_ms, settings.policy, bridge)
         self.recorder = TraceRecorder(*memory_conf(bridge)) if settings.trace_path else None
         self.version = 0
         self.degraded: str | None = None  # why we fell back to LRU, if we did
@@ -196,6 +197,7 @@ class Brain:
                 for line in lines:
                     self._handle(line)
                 self._dirty = self._dirty or bool(lines)
+                force = self.pace.update(time.monotonic()) or force  # pressure began: publish now
                 if self._dirty and (force or self._unplanned_jobs or self._publish_due_in() <= 0):
                     self._publish()
         return len(lines)
@@ -203,12 +205,12 @@ class Brain:
     def sync(self, max_batches: int = 1000) -> None:
         """Apply every event buffered so far, so that stats() and the table are current."""
         for _ in range(max_batches):
-            if not self.step():
+            if not self.step(force=True):
                 return
 
     def _publish_due_in(self) -> float:
         """Milliseconds until count changes may be published again."""
-        return self.settings.publish_ms - (time.monotonic() - self._last_publish) * 1000
+        return self.pace.period_ms() - (time.monotonic() - self._last_publish) * 1000
 
     def close(self) -> dict[str, Any]:
         """Stop the thread, apply the last events, write stats/trace files. Idempotent.
@@ -228,7 +230,8 @@ class Brain:
             self.bridge.detach_brain()
         except Exception as e:
             self._warn_once("close", f"spark-lrc: could not drain the last events: {e!r}")
-        self._final = self._write_outputs(self.stats())  # taken once: CPU counters move on
+        self._final = write_outputs(self.stats(), self.settings.stats_path,  # taken once: CPU
+                                    self.recorder, self.settings.trace_path)  # counters move on
         return self._final
 
     # ---- events ----------------------------------------------------------------------------
@@ -241,6 +244,7 @@ class Brain:
             handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
+            self.pace.pressure.event(ev, time.monotonic())
             if self.recorder is not None:
                 self.recorder.event(ev)
         except Exception as e:
@@ -467,7 +471,8 @@ class Brain:
                 brain_cpu_s=round(self._cpu_s, 3), events=self.events, event_batches=self.batches,
                 plugin_cpu_s=self.metrics.plugin_cpu(self.bridge.plugin_cpu(), self._cpu_s),
                 negative_decrements=self.planner.refs.negative_decrements,
-                gpus=gpus_of(self.executors), **extra)
+                gpus=gpus_of(self.executors), **extra,
+                memory_pressure={"on": self.pace.on, "switches": self.pace.switches})
 
     def post_summary(self) -> None:
         """Put the stats into Spark's event log (a `SummaryEvent`), where the History Server and
@@ -480,18 +485,6 @@ class Brain:
             self.bridge.post_summary(json.dumps(self.stats(), sort_keys=True))
         except Exception as e:
             self._warn_once("summary", f"spark-lrc: stats not written to the event log: {e!r}")
-
-    def _write_outputs(self, stats: dict[str, Any]) -> dict[str, Any]:  # returns `stats`
-        if self.settings.stats_path:
-            path = Path(self.settings.stats_path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(stats, indent=2, sort_keys=True))
-        if self.recorder is not None and self.settings.trace_path:
-            try:
-                self.recorder.save(self.settings.trace_path)
-            except Exception as e:
-                log.warning("spark-lrc: could not write the trace to %s: %r", self.settings.trace_path, e)
-        return stats
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:

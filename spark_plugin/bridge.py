@@ -143,6 +143,10 @@ class JvmBridge:
     def detach_brain(self) -> None:
         self._j.detachBrain()
 
+    def task_ends_urgent(self, urgent: bool) -> None:
+        """Whether task ends wake the brain's lingering drain at once (spark_plugin.pressure)."""
+        self._j.taskEndsUrgent(bool(urgent))
+
     def report_metrics(self, lines: str) -> None:
         self._j.reportMetrics(lines)
 

@@ -158,14 +158,16 @@ KEYS: tuple[Key, ...] = (
     Key("spark.lrc.bufferSize", "100000", _positive_int,
         "Events the JVM buffers for the Python brain; beyond this they are dropped and counted."),
     Key("spark.lrc.publishMs", "0", _non_negative_int,
-        "Reference-count changes reach the table at most this often; 0: after every batch of "
-        "events the brain takes (see batchMs; only the changed partitions are sent). Plans of "
-        "new jobs are published at once."),
+        "Reference-count changes reach the table at most this often while an executor's cache "
+        "is under memory pressure (cached blocks fill half of its memory, or it evicted in the "
+        "last 30 s); 0: after every batch of events the brain takes (see batchMs; only the "
+        "changed partitions are sent). Without pressure, at most once a second: the table "
+        "decides nothing until an executor must evict. Plans of new jobs are published at once."),
     Key("spark.lrc.batchMs", "25", _non_negative_int,
         "Events wait in the driver JVM's buffer until the oldest has waited this long, and the "
         "brain takes them as one batch (each batch costs a py4j round trip on both sides); job "
-        "starts (their plans) and, under a count-based policy with publishMs 0, task ends (their "
-        "counts) end the wait at once; 0: every event at once. The brain blocks in the JVM while "
+        "starts (their plans) and, under a count-based policy with publishMs 0 while a cache is "
+        "under memory pressure, task ends (their counts) end the wait at once; 0: every event at once. The brain blocks in the JVM while "
         "no events arrive, so an idle driver spends no CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),

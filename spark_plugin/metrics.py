@@ -153,8 +153,12 @@ class Metrics:
         launch - gets the table with its first ask: its start-up is not the plan's latency)."""
         e = self.executors[executor]
         e.table_version = max(e.table_version, version)
-        self.push_lag_ms.append(lag_ms)
         published = self._published_at.get(version)
+        up = self._up_ms.get(executor, float("-inf"))
+        # a version published before the executor came up reached it with its first ask: the
+        # push's lag is counted from its start-up (the multi-second lags of latency.md)
+        self.push_lag_ms.append(lag_ms if published is None or up <= published
+                                else max(0.0, published + lag_ms - up))
         if published is None or not self._awaited:
             return
         installed = {x for x, c in self.executors.items() if c.installed}

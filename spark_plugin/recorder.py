@@ -9,6 +9,7 @@ event log of the same run gives the same reads.
 """
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -35,6 +36,22 @@ def memory_conf(bridge) -> tuple[int | None, float | None]:
     except Exception as e:  # the trace is informative: never lose the application for it
         log.warning("spark-lrc: the trace will not carry the run's memory settings: %s", e)
         return None, None
+
+
+def write_outputs(stats: dict, stats_path: str | None, recorder: "TraceRecorder | None",
+                  trace_path: str | None) -> dict:
+    """Writes the stats (spark.lrc.statsPath) and the trace (spark.lrc.tracePath) at the end of
+    the application; returns ``stats``. A trace that cannot be written is logged, not raised."""
+    if stats_path:
+        path = Path(stats_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stats, indent=2, sort_keys=True))
+    if recorder is not None and trace_path:
+        try:
+            recorder.save(trace_path)
+        except Exception as e:
+            log.warning("spark-lrc: could not write the trace to %s: %r", trace_path, e)
+    return stats
 
 
 class TraceRecorder:

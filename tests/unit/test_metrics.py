@@ -55,7 +55,7 @@ def test_in_force_counts_an_executor_that_came_up_after_the_job_start_from_its_s
     """A warm driver's first job starts while the executor JVMs still launch: an executor that
     comes up later gets the table with its first ask, and its start-up is not the plan's latency
     (seen as 7-8 s outliers of plan_latency --runs 3). Executors there from the start count from
-    the job's start, as before."""
+    the job's start, as before. The same holds for each version's push lag."""
     m = Metrics("lrc")
     m.executor_plugin("1", True, "", now_ms=0.0)
     m.planned([(7, 1000.0)], version=3, now_ms=1040.0)
@@ -68,6 +68,9 @@ def test_in_force_counts_an_executor_that_came_up_after_the_job_start_from_its_s
     m.table_applied("1", 4, lag_ms=2.0)
     m.table_applied("2", 4, lag_ms=10.0)
     assert list(m.in_force_ms) == [80.0, 40.0]
+    # and the push lag too: executor 2's first version counts from its start-up, not the
+    # publish 6 s before it (the multi-second lags of a driver's second SparkContext)
+    assert list(m.push_lag_ms) == [5.0, 80.0, 2.0, 10.0]
 
 
 def test_plugin_cpu_sums_executors_latest_reports_and_the_driver_parts():

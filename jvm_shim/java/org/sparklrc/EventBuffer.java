@@ -19,7 +19,8 @@ final class EventBuffer {
   /** A buffered line ends a lingering drain at once (a job start); cleared when emptied. */
   private static boolean urgent = false;
   /** Task ends are urgent too when the brain publishes each one's count changes at once
-   * (Settings#taskEndsUrgent): executors should have them before the next tasks evict. */
+   * (Settings#taskEndsUrgent): executors should have them before the next tasks evict. The brain
+   * turns this off while no executor's cache is under pressure (LrcBridge#taskEndsUrgent). */
   private static volatile boolean taskEndsUrgent = true;
   /**
    * Most characters one drain returns on a py4j connection without TCP_NODELAY (see NoDelay). py4j
@@ -55,6 +56,10 @@ final class EventBuffer {
 
   static boolean taskEndsUrgent() {
     return taskEndsUrgent;
+  }
+
+  static void taskEndsUrgent(boolean urgentTaskEnds) {
+    taskEndsUrgent = urgentTaskEnds;
   }
 
   /** {@code urgentLine}: the brain must see it now, not at the end of a lingering drain's

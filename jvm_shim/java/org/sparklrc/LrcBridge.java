@@ -139,6 +139,15 @@ public final class LrcBridge {
   }
 
   /**
+   * Whether task ends wake a lingering drain at once (see EventBuffer#add): the brain turns them
+   * off while no executor's cache is under pressure (spark_plugin.pressure), when their count
+   * changes can wait, and on again when one is.
+   */
+  public static void taskEndsUrgent(boolean urgent) {
+    EventBuffer.taskEndsUrgent(urgent);
+  }
+
+  /**
    * Publishes a table version: {@code rddArrays} is {@code rddId=p0,p1,...} items separated by
    * {@code ;} (empty array removes the RDD), {@code plannedStages} comma-separated stage ids.
    *
