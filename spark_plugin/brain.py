@@ -244,7 +244,7 @@ class Brain:
             handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
-            self.pace.pressure.event(ev, time.monotonic())
+            self.pace.event(ev, time.monotonic())
             if self.recorder is not None:
                 self.recorder.event(ev)
         except Exception as e:
@@ -472,7 +472,7 @@ class Brain:
                 plugin_cpu_s=self.metrics.plugin_cpu(self.bridge.plugin_cpu(), self._cpu_s),
                 negative_decrements=self.planner.refs.negative_decrements,
                 gpus=gpus_of(self.executors), **extra,
-                memory_pressure={"on": self.pace.on, "switches": self.pace.switches})
+                memory_pressure=self.pace.stats())
 
     def post_summary(self) -> None:
         """Put the stats into Spark's event log (a `SummaryEvent`), where the History Server and

@@ -77,6 +77,19 @@ class PublishPace:
         self._bridge = bridge
         self.on: bool | None = None  # not judged yet: as under pressure
         self.switches = 0  # changes of judgement (stats)
+        # executor reports with evictions received while judged without pressure: evictions
+        # decided with count changes up to RELAXED_PUBLISH_MS old (stats; 0 when the judgement
+        # comes in time)
+        self.evicting_unpressed = 0
+
+    def event(self, ev: Any, now_s: float) -> None:
+        if self.on is False and type(ev) is wire.TaskCache and ev.evicted:
+            self.evicting_unpressed += 1
+        self.pressure.event(ev, now_s)
+
+    def stats(self) -> dict[str, Any]:
+        return {"on": self.on, "switches": self.switches,
+                "evicting_unpressed": self.evicting_unpressed}
 
     def period_ms(self) -> float:
         return self._publish_ms if self.on is not False else max(self._publish_ms,

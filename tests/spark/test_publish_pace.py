@@ -49,7 +49,8 @@ def test_count_changes_wait_without_pressure_and_go_out_at_once_with_it():
         more = _blocks(sc, 40, seed=2)  # 2.5 MiB more: 3.5 of 4 MiB cached
         assert more.map(len).sum() == 40 * 64 * KB
         stats = settle(expected_tasks=PARTS * (JOBS + 1) + 40)
-        assert stats["memory_pressure"] == {"on": True, "switches": 1}, stats["memory_pressure"]
+        assert stats["memory_pressure"] == {"on": True, "switches": 1, "evicting_unpressed": 0}, \
+            stats["memory_pressure"]
         assert brain.pace.period_ms() == 0, "under pressure: spark.lrc.publishMs (0)"
         assert sum(map(len, data.collect())) == PARTS * 64 * KB
     finally:

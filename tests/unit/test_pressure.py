@@ -48,13 +48,16 @@ def test_pressure_from_cached_bytes_against_unified_memory():
     assert not p.on(0), "a lost executor's blocks are gone"
 
 
+def evicting_report() -> str:
+    return json.dumps({"e": "task_cache", "executor": "1", "stage": 0, "partition": 0,
+                       "task": 0, "hits": [], "puts": ["rdd_1_0"], "evicted": ["rdd_1_1"],
+                       "put_elements": [1], "evictions": [], "table_version": 0,
+                       "hooks_cpu_ns": 0, "watch_cpu_ns": 0})
+
+
 def test_an_eviction_means_pressure_for_a_while():
     p = MemoryPressure()
-    evicting = json.dumps({"e": "task_cache", "executor": "1", "stage": 0, "partition": 0,
-                           "task": 0, "hits": [], "puts": ["rdd_1_0"], "evicted": ["rdd_1_1"],
-                           "put_elements": [1], "evictions": [], "table_version": 0,
-                           "hooks_cpu_ns": 0, "watch_cpu_ns": 0})
-    feed(p, evicting, now=100.0)
+    feed(p, evicting_report(), now=100.0)
     assert p.on(100.0) and p.on(100.0 + EVICTED_RECENTLY_S - 1)
     assert not p.on(100.0 + EVICTED_RECENTLY_S + 1)
 
@@ -96,7 +99,7 @@ def test_without_pressure_count_changes_wait_and_task_ends_do_not_wake_the_brain
         bridge.pending = [task_end(1, p)]
         b.step()
     assert bridge.published == [], "count changes wait for the relaxed period"
-    assert b.stats()["memory_pressure"] == {"on": False, "switches": 0}
+    assert b.stats()["memory_pressure"] == {"on": False, "switches": 0, "evicting_unpressed": 0}
     bridge.pending = [block("1", "rdd_1_0", 400)]  # 700 of 1,000 bytes cached: pressure
     b.step()
     assert bridge.urgent == [False, True]
@@ -106,7 +109,7 @@ def test_without_pressure_count_changes_wait_and_task_ends_do_not_wake_the_brain
     b.step()
     assert len(bridge.published) == 2 and bridge.published[1][1] == "1@2:0", \
         "under pressure a task end's count change goes out with its batch"
-    assert b.stats()["memory_pressure"] == {"on": True, "switches": 1}
+    assert b.stats()["memory_pressure"] == {"on": True, "switches": 1, "evicting_unpressed": 0}
 
 
 def test_a_new_jobs_plan_and_sync_never_wait_for_the_relaxed_period():
@@ -127,3 +130,11 @@ def test_lru_never_changes_task_end_urgency():
     bridge.pending = [block("1", "rdd_1_0", 900)]
     b.step()
     assert bridge.urgent == [], "under lru task ends are never urgent: nothing to follow"
+
+
+def test_an_eviction_the_judgement_did_not_foresee_is_counted_and_turns_pressure_on():
+    b, bridge = started()
+    bridge.pending = [task_end(1, 0), evicting_report()]
+    b.step()
+    assert b.stats()["memory_pressure"] == {"on": True, "switches": 1, "evicting_unpressed": 1}
+    assert bridge.urgent == [False, True] and len(bridge.published) == 1
