@@ -74,6 +74,7 @@ class Brain:
             wire.TaskEnd: self._task_end,
             wire.TaskCache: self._task_cache,
             wire.BlockUpdate: self._block,
+            wire.BlockManagerAdded: lambda ev: self.pace.pressure.unified(ev.executor, ev.mem),
             wire.Unpersist: self._unpersist,
             wire.ExecutorAdded: self._executor_added,
             wire.ExecutorRemoved: self._executor_removed,
@@ -244,7 +245,6 @@ class Brain:
             handler = self._handlers.get(type(ev))
             if handler is not None:
                 handler(ev)
-            self.pace.event(ev, time.monotonic())
             if self.recorder is not None:
                 self.recorder.event(ev)
         except Exception as e:
@@ -339,6 +339,8 @@ class Brain:
                            self.planner.locations, self.planner.refs.costs.size)
         self.metrics.eviction_reasons(ev.executor, stage, part, ev.evictions)
         self.metrics.executor_cpu(ev.executor, ev.hooks_cpu_ns, ev.watch_cpu_ns)
+        if ev.evicted:
+            self.pace.evicted(time.monotonic())
 
     def _in_memory_somewhere(self, block: Block) -> bool:
         return bool(self.planner.locations.get(block))
@@ -348,6 +350,7 @@ class Brain:
         if not b:
             return
         executor, mem = ev.executor, ev.mem
+        self.pace.pressure.block(executor, b[0], mem if in_memory(ev.level) else 0)
         if in_memory(ev.level) and mem > 0:
             self._planner_call("block_cached", b[0], executor, mem)
         else:
@@ -361,6 +364,7 @@ class Brain:
     def _executor_removed(self, ev: wire.ExecutorRemoved) -> None:
         self.executors.pop(ev.executor, None)
         self._planner_call("executor_removed", ev.executor)
+        self.pace.pressure.executor_removed(ev.executor)
 
     # ---- tables ----------------------------------------------------------------------------
     def _publish(self) -> None:

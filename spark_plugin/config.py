@@ -167,8 +167,9 @@ KEYS: tuple[Key, ...] = (
         "Events wait in the driver JVM's buffer until the oldest has waited this long, and the "
         "brain takes them as one batch (each batch costs a py4j round trip on both sides); job "
         "starts (their plans) and, under a count-based policy with publishMs 0 while a cache is "
-        "under memory pressure, task ends (their counts) end the wait at once; 0: every event at once. The brain blocks in the JVM while "
-        "no events arrive, so an idle driver spends no CPU on it."),
+        "under memory pressure, task ends (their counts) end the wait at once; 0: every event at "
+        "once. The brain blocks in the JVM while no events arrive, so an idle driver spends no "
+        "CPU on it."),
     Key("spark.lrc.entriesField", "entries", str,
         "Name of the MemoryStore field the executor replaces (for Spark builds that renamed it)."),
     Key("spark.lrc.stateRead", "true", _bool,

@@ -19,10 +19,7 @@ comes while the executor still has room.
 from __future__ import annotations
 
 import logging
-from typing import Any
-
-from . import wire
-from .events import in_memory
+from typing import Any, Hashable
 
 log = logging.getLogger("spark_lrc")
 FULL_SHARE = 0.5  # cached bytes / unified memory at which an executor counts as under pressure
@@ -36,26 +33,29 @@ class MemoryPressure:
     def __init__(self) -> None:
         self._unified: dict[str, int] = {}  # executor -> unified memory (bytes)
         self._cached: dict[str, int] = {}  # executor -> bytes of cached blocks in its memory
-        self._blocks: dict[tuple[str, str], int] = {}  # (executor, block name) -> bytes
+        self._blocks: dict[tuple[str, Hashable], int] = {}  # (executor, block) -> bytes
         self._evicted_at = float("-inf")  # monotonic seconds
 
-    def event(self, ev: Any, now_s: float) -> None:
-        """Follows the events that say what is cached where and how much memory there is."""
-        if type(ev) is wire.BlockUpdate:
-            mem = ev.mem if in_memory(ev.level) else 0
-            old = self._blocks.pop((ev.executor, ev.block), 0)
-            if mem > 0:
-                self._blocks[(ev.executor, ev.block)] = mem
-            self._cached[ev.executor] = self._cached.get(ev.executor, 0) - old + max(mem, 0)
-        elif type(ev) is wire.TaskCache and ev.evicted:
-            self._evicted_at = now_s
-        elif type(ev) is wire.BlockManagerAdded:
-            self._unified[ev.executor] = ev.mem
-        elif type(ev) is wire.ExecutorRemoved:
-            self._unified.pop(ev.executor, None)
-            self._cached.pop(ev.executor, None)
-            for key in [k for k in self._blocks if k[0] == ev.executor]:
-                del self._blocks[key]
+    # fed by the brain's handlers of the events that say what is cached where and how much
+    # memory there is (no second dispatch of every event)
+    def block(self, executor: str, block: Hashable, mem: int) -> None:
+        """The block's bytes in the executor's memory now (0: in none of it)."""
+        old = self._blocks.pop((executor, block), 0)
+        if mem > 0:
+            self._blocks[(executor, block)] = mem
+        self._cached[executor] = self._cached.get(executor, 0) - old + max(mem, 0)
+
+    def unified(self, executor: str, mem: int) -> None:
+        self._unified[executor] = mem
+
+    def evicted(self, now_s: float) -> None:
+        self._evicted_at = now_s
+
+    def executor_removed(self, executor: str) -> None:
+        self._unified.pop(executor, None)
+        self._cached.pop(executor, None)
+        for key in [k for k in self._blocks if k[0] == executor]:
+            del self._blocks[key]
 
     def on(self, now_s: float) -> bool:
         return now_s - self._evicted_at < EVICTED_RECENTLY_S or any(
@@ -82,10 +82,10 @@ class PublishPace:
         # comes in time)
         self.evicting_unpressed = 0
 
-    def event(self, ev: Any, now_s: float) -> None:
-        if self.on is False and type(ev) is wire.TaskCache and ev.evicted:
-            self.evicting_unpressed += 1
-        self.pressure.event(ev, now_s)
+    def evicted(self, now_s: float) -> None:
+        """An executor reported evictions."""
+        self.evicting_unpressed += self.on is False
+        self.pressure.evicted(now_s)
 
     def stats(self) -> dict[str, Any]:
         return {"on": self.on, "switches": self.switches,

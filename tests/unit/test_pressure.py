@@ -7,12 +7,21 @@ import json
 
 import pytest
 
-from spark_plugin import pressure, wire
+from spark_plugin import pressure
 from spark_plugin.brain import Brain
 from spark_plugin.config import LrcSettings
 from spark_plugin.pressure import EVICTED_RECENTLY_S, MemoryPressure
 
 from test_brain_publish import RecordingBridge, job_start, task_end
+
+
+class UrgencyBridge(RecordingBridge):
+    def __init__(self):
+        super().__init__()
+        self.urgent: list[bool] = []
+
+    def task_ends_urgent(self, urgent: bool) -> None:
+        self.urgent.append(urgent)
 
 
 def block(executor: str, name: str, mem: int, level: str = "MEMORY_ONLY") -> str:
@@ -24,27 +33,29 @@ def manager(executor: str, mem: int) -> str:
     return json.dumps({"e": "block_manager", "executor": executor, "mem": mem})
 
 
-def feed(p: MemoryPressure, *lines: str, now: float = 0.0) -> None:
-    for line in lines:
-        p.event(wire.decode_event(line), now)
+def feed(b: Brain, *lines: str) -> None:
+    """Through the brain's handlers, the path live events take."""
+    b.bridge.pending = list(lines)
+    b.step()
 
 
 def test_pressure_from_cached_bytes_against_unified_memory():
-    p = MemoryPressure()
+    b = Brain(UrgencyBridge(), LrcSettings.from_conf(policy="lrc"))
+    p = b.pace.pressure
     assert not p.on(0), "nothing cached: no pressure"
-    feed(p, manager("1", 1000), manager("2", 1000), block("1", "rdd_1_0", 300))
+    feed(b, manager("1", 1000), manager("2", 1000), block("1", "rdd_1_0", 300))
     assert not p.on(0)
-    feed(p, block("1", "rdd_1_1", 200))
+    feed(b, block("1", "rdd_1_1", 200))
     assert p.on(0), "half of executor 1's unified memory is cached"
-    feed(p, block("1", "rdd_1_0", 300, level="NONE"))
+    feed(b, block("1", "rdd_1_0", 300, level="NONE"))
     assert not p.on(0), "a removed block's bytes leave the count"
-    feed(p, block("1", "rdd_1_1", 600))
+    feed(b, block("1", "rdd_1_1", 600))
     assert p.on(0), "a block stored again counts at its new size, once"
-    feed(p, block("1", "rdd_1_1", 0, level="DISK_ONLY"))
+    feed(b, block("1", "rdd_1_1", 0, level="DISK_ONLY"))
     assert not p.on(0), "a block moved to disk leaves memory"
-    feed(p, block("3", "rdd_1_2", 1))
+    feed(b, block("3", "rdd_1_2", 1))
     assert p.on(0), "cached blocks on an executor of unknown memory: judged under pressure"
-    feed(p, json.dumps({"e": "executor_removed", "executor": "3"}))
+    feed(b, json.dumps({"e": "executor_removed", "executor": "3"}))
     assert not p.on(0), "a lost executor's blocks are gone"
 
 
@@ -57,18 +68,9 @@ def evicting_report() -> str:
 
 def test_an_eviction_means_pressure_for_a_while():
     p = MemoryPressure()
-    feed(p, evicting_report(), now=100.0)
+    p.evicted(100.0)
     assert p.on(100.0) and p.on(100.0 + EVICTED_RECENTLY_S - 1)
     assert not p.on(100.0 + EVICTED_RECENTLY_S + 1)
-
-
-class UrgencyBridge(RecordingBridge):
-    def __init__(self):
-        super().__init__()
-        self.urgent: list[bool] = []
-
-    def task_ends_urgent(self, urgent: bool) -> None:
-        self.urgent.append(urgent)
 
 
 @pytest.fixture(autouse=True)
