@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
 from collections.abc import Hashable, Iterable, Sequence
+from itertools import repeat
 from dataclasses import replace
 
 from lrc.blockids import BlockIds, Either, IdView
@@ -201,34 +202,17 @@ class Planner(PredictedRefs):
         refused = (self._view(self.tried) if self.admit and self.replan_missing and self.tried
                    else None)
         pending = self.refs.pending.get(stage.id)
+        parts = stage.task_partitions()
+        keys, planned, batch = self._keys, self.failed_stores.planned, []
         # one DAG walk per pattern of materialized blocks, not per task, where the lineage
         # allows it (AppDAG.narrow_shape): a stage of many tasks costs little more than one
-        shape = self.dag.narrow_shape(stage.rdd_id) if pending is None else None
-        n = self.dag.rdds[stage.rdd_id].num_partitions if shape is not None else 0
-        walks: dict[tuple[bool, ...], tuple[list[int], list[int]]] = {}
-        keys, planned, batch, mats = self._keys, self.failed_stores.planned, [], mat.a
-        for p in stage.task_partitions():
-            if lazy is not None and pending is not None and p in pending:
-                lazy.append((stage.id, p))
-                continue
-            if lazy:
-                for sid, q in lazy:
-                    more = self.dag.task_reads(sid, q, mat)[1]
-                    created.update(more)
-                    planned(sid, None, keys(more))
-                lazy.clear()
-            if p < n:
-                key = tuple((r, p) in mats or (r, p) in created for r in shape)  # (not Either's)
-                if refused is not None:
-                    key += tuple((r, p) in refused for r in shape)
-                walk = walks.get(key)
-                if walk is None:
-                    reads, creates = self._task_walk(stage.id, p, mat, refused)
-                    walks[key] = [b[0] for b in reads], [b[0] for b in creates]
-                else:
-                    reads, creates = [(r, p) for r in walk[0]], [(r, p) for r in walk[1]]
-            else:
-                reads, creates = self._task_walk(stage.id, p, mat, refused)
+        shape = self.dag.narrow_shape(stage.rdd_id) if pending is None and parts else None
+        if shape is not None and max(parts) < self.dag.rdds[stage.rdd_id].num_partitions:
+            self._walk_lazy(lazy, mat, created)
+            tasks = self._shaped_walks(stage.id, shape, parts, mat, refused)
+        else:
+            tasks = self._walks(stage.id, parts, mat, created, refused, pending, lazy)
+        for p, reads, creates in tasks:
             batch.append((p, keys(reads)))
             if creates:
                 created.update(creates)
@@ -241,6 +225,51 @@ class Planner(PredictedRefs):
         self.planned.add(stage.id)
         self._new_planned.append(stage.id)
         self._weigh(stage, self.refs.stage_seq.get(stage.id))
+
+    def _walk_lazy(self, lazy: list | None, mat: Either, created: set[Block]) -> None:
+        """The walks of a profile's tasks that waited (`_plan_stage`): a later stage reads what
+        they create."""
+        if lazy:
+            for sid, q in lazy:
+                more = self.dag.task_reads(sid, q, mat)[1]
+                created.update(more)
+                self.failed_stores.planned(sid, None, self._keys(more))
+            lazy.clear()
+
+    def _walks(self, stage_id: int, parts: Sequence[int], mat: Either, created: set[Block],
+               refused, pending, lazy: list | None):
+        """(partition, reads, creates) of each task to register, walked one by one, lazily:
+        the caller adds what a task creates to ``created`` before the next walk (a coalesce
+        reads other partitions of its parent)."""
+        for p in parts:
+            if lazy is not None and pending is not None and p in pending:
+                lazy.append((stage_id, p))
+                continue
+            self._walk_lazy(lazy, mat, created)
+            yield (p, *self._task_walk(stage_id, p, mat, refused))
+
+    def _shaped_walks(self, stage_id: int, shape: tuple[int, ...], parts: Sequence[int],
+                      mat: Either, refused) -> list[tuple[int, tuple[Block, ...], list[Block]]]:
+        """(partition, reads, creates) of each task of a stage whose walks visit block p of the
+        ``shape``'s RDDs (AppDAG.narrow_shape): one walk per pattern of which of them are
+        materialized (or refused), the patterns found an RDD at a time. A task creates blocks
+        of its own partition only, so every pattern is known before the first walk."""
+        mats, created = mat.a, mat.b  # (not Either's: two lookups, no call)
+        cols = [{p for p in parts if (r, p) in mats or (r, p) in created} for r in shape]
+        if refused is not None:
+            cols += [{p for p in parts if (r, p) in refused} for r in shape]
+        n = len(parts)
+        cols = [c for c in cols if 0 < len(c) < n]  # (a column all or none alike tells no task
+        walks: dict[tuple[bool, ...], tuple[list[int], list[int]]] = {}  # apart from another)
+        out = []
+        for p in parts:
+            key = tuple(p in c for c in cols) if cols else ()
+            walk = walks.get(key)
+            if walk is None:
+                reads, creates = self._task_walk(stage_id, p, mat, refused)
+                walk = walks[key] = [b[0] for b in reads], [b[0] for b in creates]
+            out.append((p, tuple(zip(walk[0], repeat(p))), [(r, p) for r in walk[1]]))
+        return out
 
     def _view(self, keys: set[Hashable]):
         """``keys`` as a DAG walk's container of blocks."""

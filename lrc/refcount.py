@@ -84,7 +84,7 @@ class RefState:
             seq = self.stage_seq[stage_id]
         count, changed, peers = self.count, self.changed, self.peers
         by_task = peers is not None and self.peer_mode == "task"
-        order = self.track_order
+        order, counted = self.track_order, self.count_changes
         next_seqs, next_ref = self.next_seqs, self.next_ref
         added = 0
         for partition, reads in tasks:
@@ -112,7 +112,10 @@ class RefState:
                     seqs[seq] = seqs.get(seq, 0) + 1
                     if seq < next_ref.get(b, INF):
                         next_ref[b] = seq
-            changed.update(reads)
+                        if not counted:  # (a policy not reading counts: only a moved next read)
+                            changed.add(b)
+            if counted or not order:
+                changed.update(reads)
             if peers is not None:
                 gid = (stage_id, partition) if by_task else stage_id
                 for b in reads:

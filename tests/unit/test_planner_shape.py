@@ -10,13 +10,15 @@ from lrc.sim import simulate
 
 
 @pytest.mark.parametrize("workload", sorted(synth.WORKLOADS))
-@pytest.mark.parametrize("policy,refs", [("lrc", "online"), ("lerc", "online"), ("mrd", "online"),
-                                         ("lrc", "profile")])
-def test_shared_walks_replay_as_walks_per_task(workload, policy, refs, monkeypatch):
+@pytest.mark.parametrize("policy,refs,admit", [
+    ("lrc", "online", False), ("lerc", "online", False), ("mrd", "online", False),
+    ("lrc", "profile", False), ("crd", "online", False),
+    ("crd", "online", True)])  # (admission: the refused blocks' patterns too)
+def test_shared_walks_replay_as_walks_per_task(workload, policy, refs, admit, monkeypatch):
     trace = synth.make(workload, seed=3, parts=6)
-    fast = simulate(trace, policy, 0.4, refs=refs, log_evictions=True).to_dict()
+    fast = simulate(trace, policy, 0.4, refs=refs, log_evictions=True, admit=admit).to_dict()
     monkeypatch.setattr(AppDAG, "narrow_shape", lambda self, rdd_id: None)
-    slow = simulate(trace, policy, 0.4, refs=refs, log_evictions=True).to_dict()
+    slow = simulate(trace, policy, 0.4, refs=refs, log_evictions=True, admit=admit).to_dict()
     assert fast == slow
 
 
@@ -49,3 +51,26 @@ def test_add_job_copies_what_the_caller_keeps_and_keeps_what_it_hands_over():
         assert (p.dag.rdds[0] is again[0], p.dag.stages[1] is stages[0]) == (fresh, fresh)
         if not fresh:  # the caller's objects: as it made them
             assert again[0].block_bytes is None and again[1].deps == (Dependency(0, "unknown"),)
+
+
+@pytest.mark.parametrize("shaped", [True, False])
+def test_a_refused_store_is_a_pattern_of_its_own(shaped, monkeypatch):
+    """Under admission a block whose store failed is not read through (`Planner._task_walk`):
+    partitions 2 (refused) and 3 (never computed) of a stage are both unmaterialized, and only
+    the refused column tells their walks apart."""
+    from lrc.dag import Job, Stage
+    from lrc.planner import Planner
+
+    if not shaped:
+        monkeypatch.setattr(AppDAG, "narrow_shape", lambda self, rdd_id: None)
+    p = Planner("crd", admit=True)
+    rdds = [RDD(0, 4, cached=True), RDD(1, 4, (Dependency(0),), cached=True),
+            RDD(2, 4, (Dependency(1),))]
+    p.add_job(Job(0, (0,)), [Stage(0, 1, 3, partitions=(0, 1, 2))], rdds)
+    for q in range(4):
+        p.block_cached((0, q), "1", 10)
+    p.block_cached((1, 0), "1", 10)
+    p.block_cached((1, 1), "1", 10)
+    p.stage_completed(0)  # (1, 2) was computed and not stored: refused
+    p.add_job(Job(1, (1,)), [Stage(1, 2, 4)], rdds)
+    assert p.refs.pending[1] == {0: ((1, 0),), 1: ((1, 1),), 2: (), 3: ((0, 3),)}

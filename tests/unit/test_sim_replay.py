@@ -351,6 +351,23 @@ def test_take_changes_hands_over_the_set():
     assert ("x", 1) not in p.take_changes()
 
 
+def test_a_read_added_behind_the_next_one_changes_no_distance_priority():
+    """A policy ranking by the next read alone (mrd, crd) gets only the blocks whose next read
+    moved: a read registered after an earlier one changes nothing it ranks; a count policy
+    gets every block read."""
+    from lrc.refcount import RefState
+
+    for counted in (True, False):
+        refs = RefState(track_order=True)
+        refs.count_changes = counted
+        refs.add_tasks(0, [(0, ((1, 0),))], seq=5)
+        assert refs.take_changes() == {(1, 0)}
+        refs.add_tasks(1, [(0, ((1, 0), (2, 0)))], seq=7)
+        assert refs.take_changes() == ({(1, 0), (2, 0)} if counted else {(2, 0)})
+        refs.add_tasks(2, [(0, ((1, 0),))], seq=3)  # an earlier read: the next one moves
+        assert refs.take_changes() == {(1, 0)}
+
+
 
 def _unpersist_case() -> Trace:
     """Blocks of 2 bytes: B (RDD 2, cached) is built on A (RDD 1, cached); A is unpersisted; X, Y
