@@ -363,15 +363,17 @@ class Planner(PredictedRefs):
         self._origin.pop(rdd_id, None)
 
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None,
-                      cold: bool = False) -> None:
+                      cold: bool = False) -> list[Hashable]:
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
         block of the cached RDDs the stage computed first takes (a running mean per RDD, of
-        warm tasks once there is one: ``cold``, the task paid its executor's start-up)."""
-        self.refs.finish_task(stage_id, partition)
+        warm tasks once there is one: ``cold``, the task paid its executor's start-up).
+        Returns the blocks it left with no read to come."""
+        emptied = self.refs.finish_task(stage_id, partition)
         self.failed_stores.task_done(stage_id, partition)
         if seconds is not None:
             for rdd in self._builds.get(stage_id, ()):
                 self.refs.costs.task_time(rdd, seconds, cold)
+        return emptied
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` is now cached on some executor (True) or on none (False). The simulator

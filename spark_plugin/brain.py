@@ -198,7 +198,7 @@ class Brain:
                 for line in lines:
                     self._handle(line)
                 self._dirty = self._dirty or bool(lines)
-                force = self.pace.update(time.monotonic()) or force  # pressure began: publish now
+                force = self.pace.update(time.monotonic()) or force  # (PublishPace.update)
                 if self._dirty and (force or self._unplanned_jobs or self._publish_due_in() <= 0):
                     self._publish()
         return len(lines)
@@ -315,8 +315,9 @@ class Brain:
             self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
             while len(self._finished_reads) > 100_000:
                 self._finished_reads.popitem(last=False)
-        self._planner_call("task_finished", stage, part, ev.duration_ms / 1000,
-                           self.cold_starts.task_ended(ev.executor))
+        self.pace.emptied(self._planner_call("task_finished", stage, part, ev.duration_ms / 1000,
+                                             self.cold_starts.task_ended(ev.executor)),
+                          self.planner.materialized)  # (under pressure: published now)
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:
         known = self._finished_reads.pop((stage, part), None)

@@ -162,7 +162,8 @@ KEYS: tuple[Key, ...] = (
         "is under memory pressure (cached blocks fill half of its memory, or it evicted in the "
         "last 30 s); 0: after every batch of events the brain takes (see batchMs; only the "
         "changed partitions are sent). Without pressure, at most once a second: the table "
-        "decides nothing until an executor must evict. Plans of new jobs are published at once."),
+        "decides nothing until an executor must evict. Plans of new jobs are published at once, "
+        "and so, under pressure, is a change that leaves a cached block with no read to come."),
     Key("spark.lrc.batchMs", "25", _non_negative_int,
         "Events wait in the driver JVM's buffer until the oldest has waited this long, and the "
         "brain takes them as one batch (each batch costs a py4j round trip on both sides); job "

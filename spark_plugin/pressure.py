@@ -19,7 +19,7 @@ comes while the executor still has room.
 from __future__ import annotations
 
 import logging
-from typing import Any, Hashable
+from typing import Any, Container, Hashable
 
 log = logging.getLogger("spark_lrc")
 FULL_SHARE = 0.5  # cached bytes / unified memory at which an executor counts as under pressure
@@ -68,12 +68,18 @@ class PublishPace:
 
     `publish_ms`: spark.lrc.publishMs, the period under pressure. The JVM starts with task ends
     urgent under a count-based policy with publishMs 0 (`Settings#taskEndsUrgent`); only then
-    does the urgency follow the pressure, through `bridge.task_ends_urgent`."""
+    does the urgency follow the pressure, through `bridge.task_ends_urgent`.
+
+    Under pressure a task end that leaves a cached block with no read to come does not wait for
+    the period: that block is now every policy's first victim, and until the table says so an
+    executor evicts blocks that are still to be read in its place (`emptied`, `update`)."""
 
     def __init__(self, publish_ms: int, policy: str, bridge: Any):
         self.pressure = MemoryPressure()
         self._publish_ms = publish_ms
-        self._follow = self._urgent = policy != "lru" and publish_ms == 0
+        self._counts = policy != "lru"
+        self._follow = self._urgent = self._counts and publish_ms == 0
+        self._emptied = False  # a cached block lost its last read since the last update
         self._bridge = bridge
         self.on: bool | None = None  # not judged yet: as under pressure
         self.switches = 0  # changes of judgement (stats)
@@ -95,10 +101,17 @@ class PublishPace:
         return self._publish_ms if self.on is not False else max(self._publish_ms,
                                                                  RELAXED_PUBLISH_MS)
 
+    def emptied(self, blocks: list | None, cached: Container) -> None:
+        """A task end left ``blocks`` with no read to come (`Planner.task_finished`)."""
+        if blocks and self._counts and not self._emptied:
+            self._emptied = any(b in cached for b in blocks)
+
     def update(self, now_s: float) -> bool:
-        """Judges the pressure now; True when it has just begun (publish what waited, now)."""
+        """Judges the pressure now; True when what waited must be published now: pressure has
+        just begun, or under it a cached block has lost its last read."""
         on = self.pressure.on(now_s)
-        began = on and self.on is False
+        due = on and (self.on is False or self._emptied)
+        self._emptied = False
         self.switches += self.on is not None and on != self.on
         self.on = on
         if self._follow and on != self._urgent:
@@ -108,4 +121,4 @@ class PublishPace:
             except Exception as e:  # task ends stay as they are: costlier, never wrong
                 self._follow = False
                 log.warning("spark-lrc: could not change whether task ends wake the brain: %r", e)
-        return began
+        return due

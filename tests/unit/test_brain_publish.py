@@ -102,31 +102,39 @@ def test_new_job_plan_is_published_at_once_and_task_ends_are_coalesced():
     assert len(bridge.published) == 1, "a new job's plan must not wait for publishMs"
     _, arrays, stages = bridge.published[0]
     assert stages == "1" and arrays == "1=1,1,1,1", bridge.published
+    # job 2 reads RDD 1 too: job 1's task ends leave every block a read to come (a task end
+    # that leaves a cached block none is published at once: test_pressure.py)
+    bridge.pending = [job_start(2, 2, cached_rdd=1, reader=4)]
+    b.step()
+    assert len(bridge.published) == 2
+    table = apply(apply({}, arrays), bridge.published[1][1])
+    assert table == {1: [2, 2, 2, 2]}, bridge.published
     for p in range(4):
         bridge.pending = [task_end(1, p)]
         b.step()
-    assert len(bridge.published) == 1, "count changes within publishMs must be coalesced"
+    assert len(bridge.published) == 2, "count changes within publishMs must be coalesced"
     b.step(force=True)
-    assert len(bridge.published) == 2, "a forced step must flush the pending count changes"
-    assert bridge.published[-1][1] == "1@0:0,1:0,2:0,3:0", "only changed partitions go out"
-    assert apply(apply({}, arrays), bridge.published[-1][1]) == {1: [0, 0, 0, 0]}
-    bridge.pending = [task_end(1, 0)]
+    assert len(bridge.published) == 3, "a forced step must flush the pending count changes"
+    assert bridge.published[-1][1] == "1@0:1,1:1,2:1,3:1", "only changed partitions go out"
+    assert apply(table, bridge.published[-1][1]) == {1: [1, 1, 1, 1]}
+    bridge.pending = [task_end(2, 0)]
     stats = b.close()  # after the application ended: events still counted, nothing published
-    assert len(bridge.published) == 2 and stats["table_version"] == bridge.published[-1][0]
+    assert len(bridge.published) == 3 and stats["table_version"] == bridge.published[-1][0]
 
 
 def test_count_changes_go_out_once_publish_ms_has_passed():
     b, bridge = brain(publish_ms=50)
-    bridge.pending = [job_start(1, 1, cached_rdd=1, reader=3)]
+    bridge.pending = [job_start(1, 1, cached_rdd=1, reader=3), job_start(2, 2, cached_rdd=1,
+                                                                          reader=4)]
     b.step()
-    bridge.pending = [task_end(1, 0)]
+    bridge.pending = [task_end(1, 0)]  # (job 2 still reads the block)
     b.step()
     assert len(bridge.published) == 1
     time.sleep(0.06)
     b.step()  # no new events, but changes are pending and due
     assert len(bridge.published) == 2
-    assert bridge.published[-1][1] == "1@0:0", bridge.published
-    assert apply({1: [1, 1, 1, 1]}, bridge.published[-1][1]) == {1: [0, 1, 1, 1]}
+    assert bridge.published[-1][1] == "1@0:1", bridge.published
+    assert apply({1: [2, 2, 2, 2]}, bridge.published[-1][1]) == {1: [1, 2, 2, 2]}
     b.step()
     assert len(bridge.published) == 2, "nothing new: no publish"
 

@@ -12,7 +12,7 @@ from spark_plugin.brain import Brain
 from spark_plugin.config import LrcSettings
 from spark_plugin.pressure import EVICTED_RECENTLY_S, MemoryPressure
 
-from test_brain_publish import RecordingBridge, job_start, task_end
+from test_brain_publish import RecordingBridge, apply, job_start, task_end
 
 
 class UrgencyBridge(RecordingBridge):
@@ -79,11 +79,11 @@ def long_relaxed_period(monkeypatch):
     monkeypatch.setattr(pressure, "RELAXED_PUBLISH_MS", 600_000)
 
 
-def started(policy: str = "lrc") -> tuple[Brain, UrgencyBridge]:
+def started(policy: str = "lrc", publish_ms: int = 0) -> tuple[Brain, UrgencyBridge]:
     """A brain whose job 0 cached RDD 1 (4 blocks of 100 bytes on executor 1, of 1,000 bytes of
     unified memory: no pressure) and job 1 started reading it."""
     bridge = UrgencyBridge()
-    b = Brain(bridge, LrcSettings.from_conf(policy=policy))
+    b = Brain(bridge, LrcSettings.from_conf(policy=policy, publish_ms=publish_ms))
     bridge.pending = ([manager("1", 1000), job_start(0, 0, cached_rdd=1, reader=2)]
                       + [line for p in range(4) for line in (block("1", f"rdd_1_{p}", 100),
                                                              task_end(0, p))]
@@ -140,3 +140,21 @@ def test_an_eviction_the_judgement_did_not_foresee_is_counted_and_turns_pressure
     b.step()
     assert b.stats()["memory_pressure"] == {"on": True, "switches": 1, "evicting_unpressed": 1}
     assert bridge.urgent == [False, True] and len(bridge.published) == 1
+
+
+@pytest.mark.parametrize("policy", ["lrc", "lerc"])  # (no predicted reads keep it alive)
+def test_under_pressure_a_block_left_with_no_read_goes_out_before_the_period(policy):
+    """publishMs > 0: count changes wait for it, but not a task end that leaves a cached block
+    with no read to come: that block is now the first victim. (Without pressure it waits: job
+    1's task ends above empty their blocks and publish nothing.)"""
+    b, bridge = started(policy, publish_ms=600_000)
+    bridge.pending = [block("1", "rdd_1_0", 400), job_start(2, 2, cached_rdd=1, reader=4)]
+    b.step()
+    assert b.stats()["memory_pressure"]["on"] and len(bridge.published) == 1
+    bridge.pending = [task_end(1, 1)]  # job 2 still reads rdd_1_1
+    b.step()
+    assert len(bridge.published) == 1, "a block still to be read waits for the period"
+    bridge.pending = [task_end(2, 1)]  # its last read
+    b.step()
+    assert len(bridge.published) == 2, "a cached block left with no read goes out at once"
+    assert apply({1: [5.0] * 4}, bridge.published[-1][1])[1][1] < 1, bridge.published
