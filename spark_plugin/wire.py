@@ -52,8 +52,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
                      wall clocks: meaningful where they agree, e.g. one host)
     app_end          time
 
-`task_cache`, `executor_plugin`, `table_in_force` and `table_applied` come from executors
-(PluginContext.send);
+`task_cache`, `executor_plugin` and `table_in_force` come from executors (PluginContext.send);
+`table_applied` from the driver's TableEndpoint (the executor's next table request carries it);
 the others from the driver's listener.
 
 Tables (`LrcBridge.publish(version, rdd_arrays, planned_stages)`, decoded by TableCodec):

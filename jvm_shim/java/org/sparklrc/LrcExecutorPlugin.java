@@ -103,7 +103,7 @@ public final class LrcExecutorPlugin implements ExecutorPlugin {
         placement = startPlacement(entries);
       }
       try {
-        TableWatch w = new TableWatch(executorId, entries, placement, waitMs, this::sendEvent);
+        TableWatch w = new TableWatch(executorId, entries, placement, waitMs);
         w.start();
         watch = w;
       } catch (Throwable t) {

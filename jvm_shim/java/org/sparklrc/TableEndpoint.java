@@ -109,7 +109,12 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
         }
         long cpu = PluginCpu.start();
         try {
-          tables.watch(TableRequest.decode((String) m), ctx::reply);
+          TableRequest req = TableRequest.decode((String) m);
+          String applied = req.appliedEvent();
+          if (applied != null) {
+            EventBuffer.add(applied);
+          }
+          tables.watch(req, ctx::reply);
         } catch (Throwable t) {
           LrcLog.warnOnce("driver.tableRequest", "spark-lrc: bad table request from an executor", t);
           ctx.sendFailure(t);

@@ -4,7 +4,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.spark.rpc.RpcEndpointRef;
 import org.apache.spark.rpc.RpcTimeout;
 import scala.concurrent.duration.FiniteDuration;
@@ -32,7 +31,6 @@ final class TableWatch {
   private final PriorityEntries entries;
   private final Placement placement; // null: GPU placement off
   private final long waitMs;
-  private final Consumer<String> events;
   private final Thread thread;
   private final Object changed = new Object();
   private volatile boolean stopped = false;
@@ -49,13 +47,11 @@ final class TableWatch {
         }
       });
 
-  TableWatch(String executorId, PriorityEntries entries, Placement placement, long waitMs,
-      Consumer<String> events) {
+  TableWatch(String executorId, PriorityEntries entries, Placement placement, long waitMs) {
     this.executorId = executorId;
     this.entries = entries;
     this.placement = placement;
     this.waitMs = waitMs;
-    this.events = events;
     this.thread = new Thread(this::run, "spark-lrc-table-watch");
     thread.setDaemon(true);
   }
@@ -81,13 +77,15 @@ final class TableWatch {
         FiniteDuration.apply(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS), "spark.lrc table watch");
     long hold = 0; // the first ask is answered at once: it tells whether a brain is attached
     long backoff = 100;
+    double lagMs = Double.NaN; // the last apply's lag, told with the next ask (TableRequest)
     while (!stopped) {
       try {
         if (driver == null) {
           driver = TableEndpoint.driverRef();
         }
-        String req = new TableRequest(executorId, entries.version(), hold).encode();
-        apply(driver.askSync(req, timeout, STRING));
+        String req = new TableRequest(executorId, entries.version(), hold, lagMs).encode();
+        lagMs = Double.NaN; // (an ask that fails loses it: a metric only)
+        lagMs = apply(driver.askSync(req, timeout, STRING));
         hold = HOLD_MS;
         backoff = 100;
       } catch (Throwable t) {
@@ -108,7 +106,9 @@ final class TableWatch {
     }
   }
 
-  private void apply(String text) {
+  /** Applies the driver's answer; returns how long after its publish (ms; wall clocks, meaningful
+   * where they agree), or NaN if the table did not move. */
+  private double apply(String text) {
     TableCodec.Reply r = TableCodec.Reply.decode(text);
     boolean moved = r.reset || r.version > entries.version();
     if (moved || !r.planned.isEmpty()) {
@@ -126,10 +126,8 @@ final class TableWatch {
     synchronized (changed) {
       changed.notifyAll();
     }
-    if (moved && r.publishedMicros > 0) {
-      double lagMs = (TableStore.nowMicros() - r.publishedMicros) / 1000.0;
-      events.accept(Events.tableApplied(executorId, r.version, lagMs));
-    }
+    return moved && r.publishedMicros > 0
+        ? (TableStore.nowMicros() - r.publishedMicros) / 1000.0 : Double.NaN;
   }
 
   /** Waits (bounded per stage) for the stage's plan if a brain will send one; returns ms waited. */
