@@ -367,13 +367,16 @@ class Planner(PredictedRefs):
         """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
         block of the cached RDDs the stage computed first takes (a running mean per RDD, of
         warm tasks once there is one: ``cold``, the task paid its executor's start-up).
-        Returns the blocks it left with no read to come."""
-        emptied = self.refs.finish_task(stage_id, partition)
+        Returns the blocks it left with no read to come (the simulator, which calls
+        `RefState.finish_task` itself, never pays for that list)."""
+        reads = self.refs.pending_reads(stage_id, partition)
+        self.refs.finish_task(stage_id, partition)
         self.failed_stores.task_done(stage_id, partition)
         if seconds is not None:
             for rdd in self._builds.get(stage_id, ()):
                 self.refs.costs.task_time(rdd, seconds, cold)
-        return emptied
+        count = self.refs.count
+        return [b for b in reads if count.get(b, 0) <= 0]
 
     def set_cached(self, block: Hashable, cached: bool) -> None:
         """``block`` is now cached on some executor (True) or on none (False). The simulator

@@ -122,9 +122,8 @@ class RefState:
                     peers.add(gid, b)
         return added
 
-    def finish_task(self, stage_id: int, partition: int) -> list[Hashable]:
-        """The task ran (or will never run): its references are gone. Returns the blocks it
-        left with no read to come."""
+    def finish_task(self, stage_id: int, partition: int) -> None:
+        """The task ran (or will never run): its references are gone."""
         ran = self.ran.get(stage_id)
         if ran is None:
             ran = self.ran[stage_id] = set()
@@ -132,7 +131,7 @@ class RefState:
         tasks = self.pending.get(stage_id)
         reads = tasks.pop(partition, None) if tasks else None
         if reads is None:
-            return []
+            return
         count = self.count
         if self.track_order:
             seq = self.stage_seq[stage_id]
@@ -165,7 +164,6 @@ class RefState:
             gid = stage_id if self.peer_mode == "stage" else (stage_id, partition)
             for b in reads:
                 self.peers.remove(gid, b)
-        return [b for b in reads if count[b] <= 0]
 
     def drop_stage(self, stage_id: int) -> None:
         """Drop references of every task of the stage that has not finished: no job needs the

@@ -317,7 +317,7 @@ class Brain:
                 self._finished_reads.popitem(last=False)
         self.pace.emptied(self._planner_call("task_finished", stage, part, ev.duration_ms / 1000,
                                              self.cold_starts.task_ended(ev.executor)),
-                          self.planner.materialized)  # (under pressure: published now)
+                          self._in_memory_somewhere)  # (under pressure: published now)
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:
         known = self._finished_reads.pop((stage, part), None)

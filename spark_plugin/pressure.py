@@ -19,7 +19,7 @@ comes while the executor still has room.
 from __future__ import annotations
 
 import logging
-from typing import Any, Container, Hashable
+from typing import Any, Callable, Hashable
 
 log = logging.getLogger("spark_lrc")
 FULL_SHARE = 0.5  # cached bytes / unified memory at which an executor counts as under pressure
@@ -101,10 +101,11 @@ class PublishPace:
         return self._publish_ms if self.on is not False else max(self._publish_ms,
                                                                  RELAXED_PUBLISH_MS)
 
-    def emptied(self, blocks: list | None, cached: Container) -> None:
-        """A task end left ``blocks`` with no read to come (`Planner.task_finished`)."""
+    def emptied(self, blocks: list | None, in_memory: Callable[[Hashable], bool]) -> None:
+        """A task end left ``blocks`` with no read to come (`Planner.task_finished`); those
+        ``in_memory`` somewhere are what an executor can evict."""
         if blocks and self._counts and not self._emptied:
-            self._emptied = any(b in cached for b in blocks)
+            self._emptied = any(map(in_memory, blocks))
 
     def update(self, now_s: float) -> bool:
         """Judges the pressure now; True when what waited must be published now: pressure has
