@@ -102,9 +102,12 @@ class RDD:
     def __post_init__(self) -> None:
         if self.num_partitions < 0:
             raise ValueError(f"RDD {self.id}: negative num_partitions")
-        self.deps = tuple(self.deps)
+        if type(self.deps) is not tuple:
+            self.deps = tuple(self.deps)
         if self.cached and self.storage_level == "NONE":
             self.storage_level = "MEMORY_ONLY"
+        if self.block_bytes is None and self.block_elements is None:
+            return  # (the brain's case: a job start builds thousands of RDDs)
         for k in ("block_bytes", "block_elements"):
             v = getattr(self, k)
             if isinstance(v, (list, tuple)) and len(v) != self.num_partitions:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lrc.dag import Dependency
 from spark_plugin import wire
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "events.jsonl"
@@ -61,6 +62,34 @@ def test_nested_job_start_fields_are_checked_too():
     del ev["stages"][0]["rdds"][0]["parts"]
     with pytest.raises(wire.WireError, match=r"job_start.stages\[0\].rdds\[0\]: field 'parts'"):
         wire.decode_event(json.dumps(ev))
+
+
+def first_dep(ev: dict) -> tuple[int, int, dict]:
+    """(stage index, rdd index, the dependency) of the job start's first described dep."""
+    for i, st in enumerate(ev["stages"]):
+        for j, r in enumerate(st["rdds"]):
+            if r.get("deps"):
+                return i, j, r["deps"][0]
+    raise AssertionError("the fixture's job start has no deps")
+
+
+def test_a_dependency_decodes_into_the_planners_type_with_every_field_required():
+    ev = line_of("job_start")
+    i, j, dep = first_dep(ev)
+    d = wire.decode_event(json.dumps(ev)).stages[i].rdds[j].deps[0]
+    assert isinstance(d, Dependency)
+    assert (d.parent, d.kind, d.length) == (dep["parent"], dep["kind"], dep["length"])
+    where = rf"job_start.stages\[{i}\].rdds\[{j}\].deps\[0\]"
+    for change, words in ((lambda x: x.pop("map"), "field 'map' is missing"),
+                          (lambda x: x.pop("in_start"), "field 'in_start' is missing"),
+                          (lambda x: x.update(mapping=[]), "unexpected field.* mapping"),
+                          (lambda x: x.update(kind="narrow"), "kind 'narrow' is not one of"),
+                          (lambda x: x.update(kind="explicit", map=[[0], ["a"]]),
+                           r"map\[1\]\[0\]: expected int")):
+        bad = json.loads(json.dumps(ev))
+        change(bad["stages"][i]["rdds"][j]["deps"][0])
+        with pytest.raises(wire.WireError, match=where + ".*" + words):
+            wire.decode_event(json.dumps(bad))
 
 
 @pytest.mark.parametrize("line", ["not json", "[1, 2]", "{}"])
