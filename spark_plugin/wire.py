@@ -115,9 +115,11 @@ Strs = tuple[str, ...]
 
 # A dependency decodes straight into the planner's type, built once (a 1,000-stage job start
 # holds thousands; building each as a record and again as a Dependency cost a tenth of its
-# planning). Every field is required on the wire, as for the records; `mapping` travels as `map`.
+# planning). Every field is required on the wire, as for the records; `mapping` travels as `map`,
+# a list (empty but for an explicit dependency), never null.
 Dep = Dependency
-_WIRE_NAMES: dict[type, dict[str, str]] = {Dependency: {"mapping": "map"}}
+_FOREIGN: dict[type, dict[str, tuple[str, Any]]] = {  # class -> attribute -> (wire name, type)
+    Dependency: {"mapping": ("map", tuple[Ints, ...])}}
 RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=str, cached=bool,
                   parents=Ints,
                   deps=(tuple[Dep, ...] | None, field(default=None)))
@@ -187,9 +189,10 @@ def decode_stages(text: str) -> tuple[Any, ...]:
 def wire_fields(cls: type) -> dict[str, tuple[str, Any, bool]]:
     """Wire name -> (attribute, type, required) of a record class."""
     hints = typing.get_type_hints(cls)
-    foreign = _WIRE_NAMES.get(cls)
+    foreign = _FOREIGN.get(cls)
     if foreign is not None:
-        return {foreign.get(f.name, f.name): (f.name, hints[f.name], True) for f in fields(cls)}
+        named = {f.name: foreign.get(f.name, (f.name, hints[f.name])) for f in fields(cls)}
+        return {name: (attr, tp, True) for attr, (name, tp) in named.items()}
     return {f.metadata.get("wire", f.name): (f.name, hints[f.name], f.default is MISSING)
             for f in fields(cls)}
 

@@ -82,6 +82,7 @@ def test_a_dependency_decodes_into_the_planners_type_with_every_field_required()
     where = rf"job_start.stages\[{i}\].rdds\[{j}\].deps\[0\]"
     for change, words in ((lambda x: x.pop("map"), "field 'map' is missing"),
                           (lambda x: x.pop("in_start"), "field 'in_start' is missing"),
+                          (lambda x: x.update(map=None), "map: expected list, got None"),
                           (lambda x: x.update(mapping=[]), "unexpected field.* mapping"),
                           (lambda x: x.update(kind="narrow"), "kind 'narrow' is not one of"),
                           (lambda x: x.update(kind="explicit", map=[[0], ["a"]]),
