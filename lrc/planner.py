@@ -209,22 +209,38 @@ class Planner(PredictedRefs):
         shape = self.dag.narrow_shape(stage.rdd_id) if pending is None and parts else None
         if shape is not None and max(parts) < self.dag.rdds[stage.rdd_id].num_partitions:
             self._walk_lazy(lazy, mat, created)
-            tasks = self._shaped_walks(stage.id, shape, parts, mat, refused)
+            # a pattern's tasks at once: they read and create the same RDDs, block p each
+            groups = self._shaped_walks(stage.id, shape, parts, mat, refused)
+            for ps, reads, creates in groups:
+                batch += [(p, keys(tuple(zip(reads, repeat(p))))) for p in ps]
+                if creates:
+                    self._builds_rdds(stage.id, creates)
+                    for p in ps:
+                        blocks = list(zip(creates, repeat(p)))
+                        created.update(blocks)
+                        planned(stage.id, p, keys(blocks))
+            if len(groups) > 1:  # tasks are registered in the stage's order, as walked one by one
+                at = {p: i for i, p in enumerate(parts)}
+                batch.sort(key=lambda task: at[task[0]])
         else:
-            tasks = self._walks(stage.id, parts, mat, created, refused, pending, lazy)
-        for p, reads, creates in tasks:
-            batch.append((p, keys(reads)))
-            if creates:
-                created.update(creates)
-                planned(stage.id, p, keys(creates))
-                for b in creates:
-                    if b[0] not in self._builder:
-                        self._builder[b[0]] = stage.id
-                        self._builds.setdefault(stage.id, set()).add(b[0])
+            for p, reads, creates in self._walks(stage.id, parts, mat, created, refused, pending,
+                                                 lazy):
+                batch.append((p, keys(reads)))
+                if creates:
+                    created.update(creates)
+                    planned(stage.id, p, keys(creates))
+                    self._builds_rdds(stage.id, [b[0] for b in creates])
         self.refs.add_tasks(stage.id, batch, seq, distinct=True)  # (a walk visits a block once)
         self.planned.add(stage.id)
         self._new_planned.append(stage.id)
         self._weigh(stage, self.refs.stage_seq.get(stage.id))
+
+    def _builds_rdds(self, stage_id: int, rdds: Iterable[int]) -> None:
+        """The stage computes blocks of these RDDs: the first stage to do so is their builder."""
+        for r in rdds:
+            if r not in self._builder:
+                self._builder[r] = stage_id
+                self._builds.setdefault(stage_id, set()).add(r)
 
     def _walk_lazy(self, lazy: list | None, mat: Either, created: set[Block]) -> None:
         """The walks of a profile's tasks that waited (`_plan_stage`): a later stage reads what
@@ -249,26 +265,28 @@ class Planner(PredictedRefs):
             yield (p, *self._task_walk(stage_id, p, mat, refused))
 
     def _shaped_walks(self, stage_id: int, shape: tuple[int, ...], parts: Sequence[int],
-                      mat: Either, refused) -> list[tuple[int, tuple[Block, ...], list[Block]]]:
-        """(partition, reads, creates) of each task of a stage whose walks visit block p of the
-        ``shape``'s RDDs (AppDAG.narrow_shape): one walk per pattern of which of them are
-        materialized (or refused), the patterns found an RDD at a time. A task creates blocks
-        of its own partition only, so every pattern is known before the first walk."""
+                      mat: Either, refused) -> list[tuple[list[int], list[int], list[int]]]:
+        """(partitions, RDDs read, RDDs created) per pattern of a stage whose walks visit block p
+        of the ``shape``'s RDDs (AppDAG.narrow_shape): a task of partition p reads and creates
+        block p of its pattern's RDDs. One walk per pattern of which of them are materialized
+        (or refused), the patterns found an RDD at a time. A task creates blocks of its own
+        partition only, so every pattern is known before the first walk."""
         mats, created = mat.a, mat.b  # (not Either's: two lookups, no call)
         cols = [{p for p in parts if (r, p) in mats or (r, p) in created} for r in shape]
         if refused is not None:
             cols += [{p for p in parts if (r, p) in refused} for r in shape]
         n = len(parts)
         cols = [c for c in cols if 0 < len(c) < n]  # (a column all or none alike tells no task
-        walks: dict[tuple[bool, ...], tuple[list[int], list[int]]] = {}  # apart from another)
+        if not cols:  # apart from another)
+            groups = {(): list(parts)}
+        else:
+            groups = {}
+            for p in parts:
+                groups.setdefault(tuple(p in c for c in cols), []).append(p)
         out = []
-        for p in parts:
-            key = tuple(p in c for c in cols) if cols else ()
-            walk = walks.get(key)
-            if walk is None:
-                reads, creates = self._task_walk(stage_id, p, mat, refused)
-                walk = walks[key] = [b[0] for b in reads], [b[0] for b in creates]
-            out.append((p, tuple(zip(walk[0], repeat(p))), [(r, p) for r in walk[1]]))
+        for ps in groups.values():
+            reads, creates = self._task_walk(stage_id, ps[0], mat, refused)
+            out.append((ps, [b[0] for b in reads], [b[0] for b in creates]))
         return out
 
     def _view(self, keys: set[Hashable]):

@@ -74,3 +74,23 @@ def test_a_refused_store_is_a_pattern_of_its_own(shaped, monkeypatch):
     p.stage_completed(0)  # (1, 2) was computed and not stored: refused
     p.add_job(Job(1, (1,)), [Stage(1, 2, 4)], rdds)
     assert p.refs.pending[1] == {0: ((1, 0),), 1: ((1, 1),), 2: (), 3: ((0, 3),)}
+
+
+@pytest.mark.parametrize("shaped", [True, False])
+def test_tasks_of_interleaved_patterns_are_registered_in_the_stages_order(shaped, monkeypatch):
+    """Partitions 0 and 2 of the cached RDD are in memory, 1 and 3 are not: two walk patterns,
+    interleaved. The tasks are registered in partition order either way (what a walk per task
+    does; a prediction numbers a stage's tasks in that order)."""
+    from lrc.dag import Job, Stage
+    from lrc.planner import Planner
+
+    if not shaped:
+        monkeypatch.setattr(AppDAG, "narrow_shape", lambda self, rdd_id: None)
+    p = Planner("lrc")
+    rdds = [RDD(0, 4), RDD(1, 4, (Dependency(0),), cached=True), RDD(2, 4, (Dependency(1),))]
+    p.add_job(Job(0, (0,)), [Stage(0, 1, 4)], rdds)
+    p.block_cached((1, 0), "1", 10)
+    p.block_cached((1, 2), "1", 10)
+    p.stage_completed(0)
+    p.add_job(Job(1, (1,)), [Stage(1, 2, 4)], rdds)
+    assert list(p.refs.pending[1].items()) == [(0, ((1, 0),)), (1, ()), (2, ((1, 2),)), (3, ())]
