@@ -51,8 +51,7 @@ class Planner(PredictedRefs):
     signature alone. ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
-    ``bounded``: the live
-    brain's mode: ``forget_job`` drops what only an ended job held, so the
+    ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
 
@@ -213,12 +212,11 @@ class Planner(PredictedRefs):
             groups = self._shaped_walks(stage.id, shape, parts, mat, refused)
             for ps, reads, creates in groups:
                 batch += [(p, keys(tuple(zip(reads, repeat(p))))) for p in ps]
-                if creates:
-                    self._builds_rdds(stage.id, creates)
-                    for p in ps:
-                        blocks = list(zip(creates, repeat(p)))
-                        created.update(blocks)
-                        planned(stage.id, p, keys(blocks))
+                self._builds_rdds(stage.id, creates)
+                for p in ps if creates else ():
+                    blocks = list(zip(creates, repeat(p)))
+                    created.update(blocks)
+                    planned(stage.id, p, keys(blocks))
             if len(groups) > 1:  # tasks are registered in the stage's order, as walked one by one
                 at = {p: i for i, p in enumerate(parts)}
                 batch.sort(key=lambda task: at[task[0]])
@@ -277,17 +275,11 @@ class Planner(PredictedRefs):
             cols += [{p for p in parts if (r, p) in refused} for r in shape]
         n = len(parts)
         cols = [c for c in cols if 0 < len(c) < n]  # (a column all or none alike tells no task
-        if not cols:  # apart from another)
-            groups = {(): list(parts)}
-        else:
-            groups = {}
-            for p in parts:
-                groups.setdefault(tuple(p in c for c in cols), []).append(p)
-        out = []
-        for ps in groups.values():
-            reads, creates = self._task_walk(stage_id, ps[0], mat, refused)
-            out.append((ps, [b[0] for b in reads], [b[0] for b in creates]))
-        return out
+        groups = {} if cols else {(): list(parts)}  # apart from another: no key built per task)
+        for p in parts if cols else ():
+            groups.setdefault(tuple(p in c for c in cols), []).append(p)
+        walks = [(ps, *self._task_walk(stage_id, ps[0], mat, refused)) for ps in groups.values()]
+        return [(ps, [b[0] for b in r], [b[0] for b in c]) for ps, r, c in walks]
 
     def _view(self, keys: set[Hashable]):
         """``keys`` as a DAG walk's container of blocks."""
