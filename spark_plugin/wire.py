@@ -117,12 +117,11 @@ Strs = tuple[str, ...]
 # holds thousands; building each as a record and again as a Dependency cost a tenth of its
 # planning). Every field is required on the wire, as for the records; `mapping` travels as `map`,
 # a list (empty but for an explicit dependency), never null.
-Dep = Dependency
 _FOREIGN: dict[type, dict[str, tuple[str, Any]]] = {  # class -> attribute -> (wire name, type)
     Dependency: {"mapping": ("map", tuple[Ints, ...])}}
 RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=str, cached=bool,
                   parents=Ints,
-                  deps=(tuple[Dep, ...] | None, field(default=None)))
+                  deps=(tuple[Dependency, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
                     shuffle=int, rdd_ids=Ints, rdds=tuple[RddInfo, ...],
                     gpus=(float, field(default=0.0)))
@@ -237,7 +236,7 @@ _PLAIN = (int, str, bool, float)  # exact type match: a bool is not an int here
 # Records whose strings are interned: the brain remembers thousands of RDD descriptions, whose
 # names, call sites, levels and dependency kinds recur in every job. Not block names: each is
 # new, and interning them only churns the interpreter's table of interned strings.
-_INTERNED = (RddInfo, Dep)
+_INTERNED = (RddInfo, Dependency)
 
 
 @functools.cache
