@@ -142,6 +142,42 @@ def test_published_table_orders_eviction_on_each_executor(cluster):
     assert all(e["waited_ms"] < 5000 and e["version"] >= brain.published[0][0] for e in forced)
 
 
+def test_partition_changes_reach_each_executor_and_order_its_eviction(cluster):
+    """A's priorities go out whole in reverse order first; once both executors applied them,
+    B's job start changes them partition by partition (`rdd@part:p`), which the driver passes on
+    to executors holding A's array as just those partitions. Eviction must follow the changed
+    priorities, not the whole array's (which would evict in the reverse of PRIO_A's order)."""
+    holder = {}
+
+    def before_b(a):
+        holder["a"] = a.id()
+        b = holder["brain"].b
+        version = int(b.tableVersion()) + 1
+        b.publish(version, f"{a.id()}=" + ",".join(str(10 - p) for p in PRIO_A), "")
+        deadline = time.time() + 30
+        while {e["executor"] for e in holder["brain"].events.all if e["e"] == "table_applied"
+               and e["version"] >= version} != EXECUTORS and time.time() < deadline:
+            time.sleep(0.05)
+
+    def plan(job_start):
+        if "a" not in holder:
+            return None
+        changes = ",".join(f"{p}:{x}" for p, x in enumerate(PRIO_A))
+        return f"{holder['a']}@{changes}", ",".join(map(str, job_start["stage_ids"]))
+
+    with FakeBrain(cluster, plan) as brain:
+        holder["brain"] = brain
+        out = pressure_scenario(cluster, N_A, N_B, before_b=before_b)
+        time.sleep(0.5)
+    assert out["digests_a"] == expected_digests(N_A, 1, 600_000)
+    total = 0
+    for ex, (cached, evicted) in per_executor(brain.events.all, out["a"]).items():
+        by_priority = sorted(cached, key=lambda p: PRIO_A[p])
+        assert evicted == by_priority[:len(evicted)], f"executor {ex}: {evicted} vs {by_priority}"
+        total += len(evicted)
+    assert total >= 4
+
+
 def test_table_published_mid_stage_is_in_force_on_both_executors_within_10_ms(cluster):
     """Push: while a stage runs on both executors, each version published on the driver is
     applied by both executor JVMs in one RPC message - no polling exists. Each executor reports

@@ -60,15 +60,21 @@ def ask(jvm, store, executor: str, have: int) -> dict:
     version, reset, brain, stages, arrays, published_us, moves_set, moves = text.split("|")
     assert int(published_us) >= 0
     assert moves_set in ("0", "1") and (moves_set == "1" or moves == "")
-    parsed = {}
+    parsed, partial = {}, {}
     for item in filter(None, arrays.split(";")):
+        if "@" in item:
+            rdd, changes = item.split("@")
+            partial[int(rdd)] = {int(p): float(v) for p, v in
+                                 (c.split(":") for c in changes.split(","))}
+            continue
         rdd, vals = item.split("=")
         parsed[int(rdd)] = [float(x) for x in vals.split(",")] if vals else []
-    assert len(parsed) == len(list(filter(None, arrays.split(";")))), "an RDD listed twice"
+    items = list(filter(None, arrays.split(";")))
+    assert len(parsed) + len(partial) == len(items), "an RDD listed twice"
     stage_list = [int(s) for s in stages.split(",") if s]
     assert len(stage_list) == len(set(stage_list)), "a stage listed twice"
     return {"version": int(version), "reset": reset == "1", "brain": brain == "1",
-            "arrays": parsed, "stages": sorted(stage_list),
+            "arrays": parsed, "partial": partial, "stages": sorted(stage_list),
             "moves": moves if moves_set == "1" else None}
 
 
@@ -183,3 +189,55 @@ def test_executor_that_stops_asking_does_not_pin_the_log(jvm):
     assert not back["reset"] and (back["arrays"], back["stages"]) == models["pinned"].delta(0)
     back = ask(jvm, stale, "gone", 0)
     assert back["reset"] and (back["arrays"], back["stages"]) == models["stale"].full()
+
+
+def test_an_rdd_changed_partition_by_partition_comes_as_just_those_partitions(jvm):
+    """O(changes): an asker gets, of an RDD it holds at its current size, only the partitions
+    changed after its version; an RDD created, resized or removed since comes whole. Applied to
+    the table the asker had, every reply gives the current table."""
+    store = jvm.org.sparklrc.TableStore(NEVER_STALE_MS)
+    ask(jvm, store, "pin", 0)
+    rnd = random.Random(11)
+    tables: list[dict[int, list[float]]] = [{}]  # the table after each version
+    whole_at: dict[int, int] = {}  # rdd -> version of its last whole change (creation, resize)
+    part_at: dict[tuple[int, int], int] = {}  # (rdd, part) -> version of its last change
+    for v in range(1, 61):
+        table = {r: list(a) for r, a in tables[-1].items()}
+        whole, updates = {}, {}
+        for rdd in rnd.sample(range(8), rnd.randint(1, 3)):
+            roll = rnd.random()
+            if rdd in table and roll < 0.7:  # partition changes, at the held size
+                parts = rnd.sample(range(len(table[rdd])), rnd.randint(1, 2))
+                updates[rdd] = {p: float(rnd.randint(-9, 9)) for p in parts}
+                for p, x in updates[rdd].items():
+                    table[rdd][p] = x
+                    part_at[(rdd, p)] = v
+            elif rdd in table and roll < 0.8:
+                whole[rdd] = []
+                del table[rdd]
+            else:  # created or resized
+                whole[rdd] = table[rdd] = [float(rnd.randint(-9, 9)) for _ in range(rnd.randint(3, 40))]
+            if rdd in whole:
+                whole_at[rdd] = v
+        text = ";".join(t for t in (wire.encode_arrays(whole), wire.encode_updates(updates)) if t)
+        store.publish(v, text, "")
+        tables.append(table)
+    sent = 0
+    for have in range(len(tables)):
+        r = ask(jvm, store, "probe", have)
+        assert not r["reset"] and r["version"] == len(tables) - 1
+        got = {k: list(a) for k, a in tables[have].items()}
+        for rdd, a in r["arrays"].items():
+            assert whole_at[rdd] > have, (have, rdd)  # whole only when it changed whole since
+            if a:
+                got[rdd] = a
+            else:
+                got.pop(rdd, None)
+        for rdd, changes in r["partial"].items():
+            assert whole_at[rdd] <= have and rdd in got, (have, rdd)
+            assert set(changes) == {p for (q, p), v in part_at.items() if q == rdd and v > have}
+            for p, x in changes.items():
+                got[rdd][p] = x
+            sent += len(changes)
+        assert got == tables[-1], have
+    assert sent > 0, "the history must send partition changes"

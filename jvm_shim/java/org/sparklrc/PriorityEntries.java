@@ -8,6 +8,7 @@ import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -92,10 +93,16 @@ public final class PriorityEntries extends OwnStorageMap {
    */
   public synchronized void applyTable(long newVersion, boolean reset, Map<Integer, double[]> arrays,
       Collection<Integer> plannedStages) {
+    applyTable(newVersion, reset, arrays, Collections.emptyMap(), plannedStages);
+  }
+
+  /** As above, with {@code partial}: partition changes of RDDs whose arrays this table holds. */
+  public synchronized void applyTable(long newVersion, boolean reset, Map<Integer, double[]> arrays,
+      Map<Integer, Map<Integer, Double>> partial, Collection<Integer> plannedStages) {
     if (reset) {
       planned.clear();
     }
-    ArrayList<BlockId> changed = index.setPriorities(arrays, reset);
+    ArrayList<BlockId> changed = index.setPriorities(arrays, partial, reset);
     if (plannedStages != null) {
       for (Integer stage : plannedStages) {
         planned.put(stage, Boolean.TRUE);

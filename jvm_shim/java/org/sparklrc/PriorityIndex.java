@@ -243,11 +243,12 @@ final class PriorityIndex {
     return changed;
   }
 
-  /** Sets the table's arrays for the given RDDs (null or empty: not listed); {@code reset}
-   * first unlists every RDD. Returns the blocks whose priority may have changed (each changed
-   * RDD's partitions below the longer of its old and new array: the others stay at 0), or null
+  /** Sets whole arrays (null or empty: unlisted), then {@code partial} partition changes;
+   * {@code reset} first unlists every RDD. Returns the blocks whose priority may have changed
+   * (a whole array's partitions below its old or new length; the changed partitions), or null
    * when that is more than a rebuild's worth (the caller then rebuilds). */
-  ArrayList<BlockId> setPriorities(Map<Integer, double[]> arrays, boolean reset) {
+  ArrayList<BlockId> setPriorities(Map<Integer, double[]> arrays,
+      Map<Integer, Map<Integer, Double>> partial, boolean reset) {
     if (reset) {
       rows.clear();
     }
@@ -266,11 +267,25 @@ final class PriorityIndex {
       }
       int parts = Math.max(old == null ? 0 : old.prio.length, a == null ? 0 : a.length);
       budget -= parts;
-      if (changed != null && budget < 0) {
-        changed = null;
-      }
+      changed = budget < 0 ? null : changed;
       for (int p = 0; changed != null && p < parts; p++) {
         changed.add(new RDDBlockId(rdd, p));
+      }
+    }
+    for (Map.Entry<Integer, Map<Integer, Double>> e : partial.entrySet()) {
+      int rdd = e.getKey();
+      Row r = rows.get(rdd);
+      for (Map.Entry<Integer, Double> c : e.getValue().entrySet()) {
+        int p = c.getKey();
+        if (r == null || p >= r.prio.length) { // not held at this size: a grown copy
+          rows.put(rdd, r = new Row(TableCodec.updated(r == null ? null : r.prio, e.getValue())));
+        }
+        r.prio[p] = c.getValue(); // this row's own array (decoded for it): changed in place
+        r.lists[p] = null;
+        changed = --budget < 0 ? null : changed;
+        if (changed != null) {
+          changed.add(new RDDBlockId(rdd, p));
+        }
       }
     }
     return changed;
@@ -361,7 +376,7 @@ final class PriorityIndex {
       cursor[i] = old[i].head;
       heads.add(i);
     }
-    dropAll();
+    clearBlocks();
     indexed = true;
     lastRdd = NONE;
     while (!heads.isEmpty()) {
@@ -378,14 +393,10 @@ final class PriorityIndex {
     }
   }
 
-  /** Forgets every entry (the table's arrays stay). */
+  /** Forgets every entry (the table's arrays stay): empties the LRU list and drops every
+   * priority list (their entries' links are left as they are: the caller re-lists or forgets
+   * them). */
   void clearBlocks() {
-    dropAll();
-  }
-
-  /** Empties the LRU list and drops every priority list (their entries' links are left as they
-   * are: the caller re-lists or forgets them). */
-  private void dropAll() {
     for (Bucket b : order.values()) {
       b.dropped = true;
       lists[b.id] = null;

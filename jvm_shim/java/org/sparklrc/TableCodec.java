@@ -13,7 +13,9 @@ import java.util.Map;
  * {@code spark_plugin/wire.py} (their only encoder). The driver re-encodes deltas for executors as
  * the reply of a TableRequest:
  * {@code version|reset(0/1)|brain(0/1)|plannedStagesCsv|rddArrays|publishedMicros|movesSet(0/1)|moves};
- * without reset it holds the changes since the asker's version (an empty array removes the RDD),
+ * without reset it holds the changes since the asker's version (an empty array removes the RDD;
+ * an RDD the asker holds at its current size, changed only partition by partition since, comes
+ * as {@code rddId@part:p,...} with just those partitions, so a reply is O(changes)),
  * with reset the whole table, replacing the asker's (its version was older than the driver's log);
  * publishedMicros is the driver's wall clock when that version was published; movesSet says
  * that {@code moves} (GPU placement, format in wire.py) replaces the asker's whole list.
@@ -41,7 +43,27 @@ public final class TableCodec {
    * applied to a copy of the RDD's array in {@code current} (which is never modified).
    */
   static Map<Integer, double[]> parseArrays(String text, Map<Integer, double[]> current) {
-    Map<Integer, double[]> out = new LinkedHashMap<>();
+    Items items = parseItems(text);
+    for (Map.Entry<Integer, Map<Integer, Double>> e : items.partial.entrySet()) {
+      items.whole.put(e.getKey(), updated(current.get(e.getKey()), e.getValue()));
+    }
+    return items.whole;
+  }
+
+  /** The two item forms of a table text, apart: whole arrays, and partition changes. */
+  static final class Items {
+    /** rddId -> its whole array (empty: removed), in text order. */
+    final Map<Integer, double[]> whole = new LinkedHashMap<>();
+    /** rddId -> partition -> priority, for RDDs whose array the text does not give whole. */
+    final Map<Integer, Map<Integer, Double>> partial = new LinkedHashMap<>();
+  }
+
+  /**
+   * Parses a table text. A partial item that follows a whole one of the same RDD applies to that
+   * array; a whole item replaces what came before it.
+   */
+  static Items parseItems(String text) {
+    Items out = new Items();
     if (text == null || text.trim().isEmpty()) {
       return out;
     }
@@ -53,8 +75,13 @@ public final class TableCodec {
       int at = item.indexOf('@');
       if (at >= 0 && (eq < 0 || at < eq)) {
         int rdd = Integer.parseInt(item.substring(0, at).trim());
-        double[] base = out.containsKey(rdd) ? out.get(rdd) : current.get(rdd);
-        out.put(rdd, update(base, item.substring(at + 1)));
+        Map<Integer, Double> changes = parseChanges(item.substring(at + 1));
+        double[] whole = out.whole.get(rdd);
+        if (whole != null) {
+          out.whole.put(rdd, updated(whole, changes));
+        } else {
+          out.partial.computeIfAbsent(rdd, r -> new LinkedHashMap<>()).putAll(changes);
+        }
         continue;
       }
       if (eq < 0) {
@@ -62,9 +89,10 @@ public final class TableCodec {
             + "rddId@part:p,...): " + item);
       }
       int rdd = Integer.parseInt(item.substring(0, eq).trim());
+      out.partial.remove(rdd);
       String vals = item.substring(eq + 1).trim();
       if (vals.isEmpty()) {
-        out.put(rdd, new double[0]);
+        out.whole.put(rdd, new double[0]);
         continue;
       }
       String[] parts = vals.split(",");
@@ -72,16 +100,14 @@ public final class TableCodec {
       for (int i = 0; i < parts.length; i++) {
         arr[i] = parsePriority(parts[i]);
       }
-      out.put(rdd, arr);
+      out.whole.put(rdd, arr);
     }
     return out;
   }
 
-  /** A copy of {@code base} (zeros if null) with the listed {@code part:priority} changes. */
-  private static double[] update(double[] base, String changes) {
-    List<Integer> idx = new ArrayList<>();
-    List<Double> vals = new ArrayList<>();
-    int size = base == null ? 0 : base.length;
+  /** {@code part:priority,...}, in order (a partition listed twice: the last one holds). */
+  private static Map<Integer, Double> parseChanges(String changes) {
+    Map<Integer, Double> out = new LinkedHashMap<>();
     for (String c : changes.split(",")) {
       int colon = c.indexOf(':');
       if (colon < 0) {
@@ -91,13 +117,21 @@ public final class TableCodec {
       if (part < 0) {
         throw new IllegalArgumentException("negative partition in table change: " + c);
       }
-      idx.add(part);
-      vals.add(parsePriority(c.substring(colon + 1)));
+      out.put(part, parsePriority(c.substring(colon + 1)));
+    }
+    return out;
+  }
+
+  /** A copy of {@code base} (zeros if null), grown to hold every changed partition, with the
+   * changes applied. */
+  static double[] updated(double[] base, Map<Integer, Double> changes) {
+    int size = base == null ? 0 : base.length;
+    for (Integer part : changes.keySet()) {
       size = Math.max(size, part + 1);
     }
     double[] out = base == null ? new double[size] : Arrays.copyOf(base, size);
-    for (int i = 0; i < idx.size(); i++) {
-      out[idx.get(i)] = vals.get(i);
+    for (Map.Entry<Integer, Double> c : changes.entrySet()) {
+      out[c.getKey()] = c.getValue();
     }
     return out;
   }
@@ -115,6 +149,20 @@ public final class TableCodec {
           b.append(',');
         }
         b.append(a[i]); // Double.toString: "Infinity", "-Infinity", "NaN" parse back
+      }
+    }
+    return b.toString();
+  }
+
+  /** {@code rddId@part:p,...} items of {@code partial}, {@code ;}-separated. */
+  static String formatChanges(Map<Integer, Map<Integer, Double>> partial) {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<Integer, Map<Integer, Double>> e : partial.entrySet()) {
+      b.append(b.length() > 0 ? ";" : "").append(e.getKey()).append('@');
+      boolean first = true;
+      for (Map.Entry<Integer, Double> c : e.getValue().entrySet()) {
+        b.append(first ? "" : ",").append(c.getKey()).append(':').append(c.getValue());
+        first = false;
       }
     }
     return b.toString();
@@ -150,33 +198,42 @@ public final class TableCodec {
     final boolean reset;
     final boolean brain;
     final List<Integer> planned;
+    /** Whole arrays (empty: removed). */
     final Map<Integer, double[]> arrays;
+    /** Partition changes of RDDs the asker holds at their current size (not in arrays). */
+    final Map<Integer, Map<Integer, Double>> partial;
     final long publishedMicros;
     /** The GPU placement moves replacing the asker's, or null: unchanged since its version. */
     final String moves;
 
     Reply(long version, boolean reset, boolean brain, List<Integer> planned,
-        Map<Integer, double[]> arrays, long publishedMicros, String moves) {
+        Map<Integer, double[]> arrays, Map<Integer, Map<Integer, Double>> partial,
+        long publishedMicros, String moves) {
       this.version = version;
       this.reset = reset;
       this.brain = brain;
       this.planned = planned;
       this.arrays = arrays;
+      this.partial = partial;
       this.publishedMicros = publishedMicros;
       this.moves = moves;
     }
 
     String encode() {
+      String whole = formatArrays(arrays);
+      String changes = formatChanges(partial);
       return version + "|" + (reset ? 1 : 0) + "|" + (brain ? 1 : 0) + "|" + formatInts(planned)
-          + "|" + formatArrays(arrays) + "|" + publishedMicros
+          + "|" + whole + (whole.isEmpty() || changes.isEmpty() ? "" : ";") + changes
+          + "|" + publishedMicros
           + (moves == null ? "|0|" : "|1|" + moves);
     }
 
     static Reply decode(String s) {
       String[] f = s.split("\\|", -1);
       String moves = f.length > 7 && "1".equals(f[6]) ? f[7] : null;
+      Items items = parseItems(f[4]);
       return new Reply(Long.parseLong(f[0]), "1".equals(f[1]), "1".equals(f[2]), parseInts(f[3]),
-          parseArrays(f[4]), Long.parseLong(f[5]), moves);
+          items.whole, items.partial, Long.parseLong(f[5]), moves);
     }
   }
 }

@@ -34,6 +34,14 @@ public final class TableStore {
     final List<Integer> stages = new ArrayList<>();
   }
 
+  /** How an RDD's array changed above the floor: whole (new, resized) at {@code wholeAt}, and
+   * the versions of its partition changes since; a reply gives an asker at or above
+   * {@code wholeAt} only the partitions changed after its version. */
+  private static final class RddChanges {
+    long wholeAt;
+    final Map<Integer, Long> parts = new HashMap<>();
+  }
+
   /** An executor's last ask. */
   private static final class Ack {
     long version;
@@ -60,6 +68,8 @@ public final class TableStore {
   private final TreeMap<Long, Change> log = new TreeMap<>();
   /** rdd id -> the log version holding it (RDDs changed above the floor, removed ones included). */
   private final Map<Integer, Long> loggedAt = new HashMap<>();
+  /** rdd id -> how it changed above the floor (the RDDs of loggedAt that are in the table). */
+  private final Map<Integer, RddChanges> changes = new HashMap<>();
   private int loggedStages = 0;
   /** Every change at or below this version is compacted out of the log. */
   private long floor = 0;
@@ -163,8 +173,7 @@ public final class TableStore {
   public void publish(long newVersion, String rddArrays, String plannedStages, String newMoves) {
     List<Integer> stages = TableCodec.parseInts(plannedStages);
     synchronized (mon) {
-      // partial items apply to the current arrays: parsed under the monitor (one publisher)
-      Map<Integer, double[]> parsed = TableCodec.parseArrays(rddArrays, arrays);
+      TableCodec.Items items = TableCodec.parseItems(rddArrays);
       long v = newVersion;
       if (v <= version) {
         LrcLog.warnOnce("table.version", "spark-lrc: published table version " + newVersion
@@ -172,22 +181,15 @@ public final class TableStore {
         v = version + 1;
       }
       Change change = new Change();
-      for (Map.Entry<Integer, double[]> e : parsed.entrySet()) {
-        Integer rdd = e.getKey();
-        if (e.getValue().length == 0) {
-          arrays.remove(rdd);
-        } else {
-          arrays.put(rdd, e.getValue());
-        }
-        Long before = loggedAt.put(rdd, v);
-        if (before != null) {
-          Change old = log.get(before);
-          old.rdds.remove(rdd);
-          if (old.rdds.isEmpty() && old.stages.isEmpty()) {
-            log.remove(before);
-          }
-        }
-        change.rdds.add(rdd);
+      for (Map.Entry<Integer, double[]> e : items.whole.entrySet()) {
+        log(change, v, e.getKey(), e.getValue(), null);
+      }
+      // partial items apply to the current arrays (under the monitor: one publisher)
+      for (Map.Entry<Integer, Map<Integer, Double>> e : items.partial.entrySet()) {
+        double[] base = arrays.get(e.getKey());
+        double[] a = TableCodec.updated(base, e.getValue());
+        log(change, v, e.getKey(), a, base != null && base.length == a.length
+            ? e.getValue().keySet() : null);
       }
       for (Integer s : stages) {
         if (planned.add(s)) {
@@ -208,6 +210,36 @@ public final class TableStore {
       compact();
     }
     flushParked(); // the push: every parked executor gets the changes since its version
+  }
+
+  /** Sets the RDD's array (empty: removes it) at version {@code v} and logs the change: of the
+   * partitions {@code parts}, or whole when null. */
+  private void log(Change change, long v, Integer rdd, double[] a, Iterable<Integer> parts) {
+    if (a.length == 0) {
+      arrays.remove(rdd);
+      changes.remove(rdd);
+    } else {
+      arrays.put(rdd, a);
+      RddChanges c = changes.computeIfAbsent(rdd, r -> new RddChanges());
+      if (parts == null) {
+        c.wholeAt = v;
+        c.parts.clear();
+      } else {
+        c.parts.values().removeIf(at -> at <= floor); // what every live executor has seen
+        for (Integer p : parts) {
+          c.parts.put(p, v);
+        }
+      }
+    }
+    Long before = loggedAt.put(rdd, v);
+    if (before != null && before != v) {
+      Change old = log.get(before);
+      old.rdds.remove(rdd);
+      if (old.rdds.isEmpty() && old.stages.isEmpty()) {
+        log.remove(before);
+      }
+    }
+    change.rdds.add(rdd);
   }
 
   /**
@@ -291,6 +323,7 @@ public final class TableStore {
     synchronized (mon) {
       boolean reset = have > version || have < floor;
       Map<Integer, double[]> delta = new LinkedHashMap<>();
+      Map<Integer, Map<Integer, Double>> partial = new LinkedHashMap<>();
       List<Integer> stages = new ArrayList<>();
       if (reset) {
         delta.putAll(arrays);
@@ -299,13 +332,25 @@ public final class TableStore {
         for (Change c : log.tailMap(have, false).values()) {
           for (Integer rdd : c.rdds) {
             double[] a = arrays.get(rdd);
-            delta.put(rdd, a == null ? new double[0] : a);
+            RddChanges rc = changes.get(rdd);
+            if (a == null || rc.wholeAt > have) {
+              delta.put(rdd, a == null ? new double[0] : a);
+              continue;
+            }
+            Map<Integer, Double> parts = new java.util.TreeMap<>();
+            rc.parts.forEach((p, at) -> {
+              if (at > have) {
+                parts.put(p, a[p]);
+              }
+            });
+            partial.put(rdd, parts);
           }
           stages.addAll(c.stages);
         }
       }
       String m = reset || movesVersion > have ? moves : null;
-      reply = new TableCodec.Reply(version, reset, brain, stages, delta, publishedMicros, m);
+      reply = new TableCodec.Reply(version, reset, brain, stages, delta, partial,
+          publishedMicros, m);
     }
     return reply.encode(); // arrays are never mutated once published: encode outside the monitor
   }
@@ -361,6 +406,7 @@ public final class TableStore {
     for (Change c : done.values()) {
       for (Integer rdd : c.rdds) {
         loggedAt.remove(rdd);
+        changes.remove(rdd);
       }
       loggedStages -= c.stages.size();
     }

@@ -112,7 +112,7 @@ final class TableWatch {
     TableCodec.Reply r = TableCodec.Reply.decode(text);
     boolean moved = r.reset || r.version > entries.version();
     if (moved || !r.planned.isEmpty()) {
-      entries.applyTable(r.version, r.reset, r.arrays, r.planned);
+      entries.applyTable(r.version, r.reset, r.arrays, r.partial, r.planned);
     }
     if (r.moves != null && placement != null) {
       try {
