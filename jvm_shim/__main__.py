@@ -1,4 +1,4 @@
-"""`python -m jvm_shim build|jar|bench`."""
+"""`python -m jvm_shim build|jar|bench|bench-replies`."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("jar", help="print the jar path, building it if needed")
     be = sub.add_parser("bench", help="eviction-decision microbenchmark (Markdown table)")
     be.add_argument("sizes", nargs="*", type=int, help="cached block counts (default 1k 10k 100k)")
+    br = sub.add_parser("bench-replies", help="what a table version costs an executor: reply "
+                        "size, decode + apply, partition changes vs whole arrays")
+    br.add_argument("sizes", nargs="*", type=int,
+                    help="partitions of the changed RDD (default 100 1k 10k)")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "build":
@@ -22,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "jar":
             print(jar_path())
         else:
-            print(run_bench(args.sizes), end="")
+            print(run_bench(args.sizes, "EvictionBench" if args.cmd == "bench" else "ReplyBench"),
+                  end="")
     except ShimBuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -166,15 +166,16 @@ def classpath(jar: Path | None = None) -> str:
     return os.pathsep.join([str(jar), str(pyspark_jars_dir() / "*")])
 
 
-def run_bench(sizes: list[int] | None = None) -> str:
-    """Runs org.sparklrc.bench.EvictionBench; returns its Markdown table."""
+def run_bench(sizes: list[int] | None = None, bench: str = "EvictionBench") -> str:
+    """Runs org.sparklrc.bench.<bench> (EvictionBench: cached block counts; ReplyBench: the
+    changed RDD's partition counts); returns its Markdown table."""
     java = find_tool("java")
     if java is None:
         raise ShimBuildError("java not found: install a JDK 17 (e.g. apt-get install "
                              "openjdk-17-jdk-headless)")
-    cmd = [java, "-Xmx1g", "-cp", classpath(), "org.sparklrc.bench.EvictionBench",
+    cmd = [java, "-Xmx1g", "-cp", classpath(), f"org.sparklrc.bench.{bench}",
            *[str(s) for s in (sizes or [])]]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        raise ShimBuildError("EvictionBench failed:\n" + res.stdout + res.stderr)
+        raise ShimBuildError(f"{bench} failed:\n" + res.stdout + res.stderr)
     return res.stdout

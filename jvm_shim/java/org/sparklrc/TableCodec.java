@@ -19,7 +19,8 @@ import java.util.Map;
  * with reset the whole table, replacing the asker's (its version was older than the driver's log);
  * publishedMicros is the driver's wall clock when that version was published; movesSet says
  * that {@code moves} (GPU placement, format in wire.py) replaces the asker's whole list.
- * Public only so that tests can decode a Python-encoded table through py4j.
+ * Public only so that tests can decode a Python-encoded table through py4j, and benchmarks a
+ * reply.
  */
 public final class TableCodec {
   private TableCodec() {}
@@ -193,7 +194,7 @@ public final class TableCodec {
   }
 
   /** A decoded table reply. */
-  static final class Reply {
+  public static final class Reply {
     final long version;
     final boolean reset;
     final boolean brain;
@@ -228,7 +229,17 @@ public final class TableCodec {
           + (moves == null ? "|0|" : "|1|" + moves);
     }
 
-    static Reply decode(String s) {
+    /** Applies this reply to an executor's table; whether it moved the table to a new version
+     * (or reset it). A reply that planned stages but did not move applies those. */
+    public boolean applyTo(PriorityEntries entries) {
+      boolean moved = reset || version > entries.version();
+      if (moved || !planned.isEmpty()) {
+        entries.applyTable(version, reset, arrays, partial, planned);
+      }
+      return moved;
+    }
+
+    public static Reply decode(String s) {
       String[] f = s.split("\\|", -1);
       String moves = f.length > 7 && "1".equals(f[6]) ? f[7] : null;
       Items items = parseItems(f[4]);

@@ -110,10 +110,7 @@ final class TableWatch {
    * where they agree), or NaN if the table did not move. */
   private double apply(String text) {
     TableCodec.Reply r = TableCodec.Reply.decode(text);
-    boolean moved = r.reset || r.version > entries.version();
-    if (moved || !r.planned.isEmpty()) {
-      entries.applyTable(r.version, r.reset, r.arrays, r.partial, r.planned);
-    }
+    boolean moved = r.applyTo(entries);
     if (r.moves != null && placement != null) {
       try {
         placement.apply(r.moves);
