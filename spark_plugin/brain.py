@@ -55,9 +55,10 @@ class Brain:
         # the last stages announced planned (a fall-back re-announces them: nobody waits)
         self._published_stages: OrderedDict[int, None] = OrderedDict()
         self._start_plans()
-        self._dirty, self._cpu_s = False, 0.0  # _dirty: events applied since the last publish
-        self._drained: list[str] = []  # events the last publish brought back, not yet applied
-        self.batches = self.events = 0  # batches of events (a drain's or a publish's) and events
+        self._dirty = False  # events applied since the last publish
+        self._cpu_s = 0.0
+        self.batches = 0  # drains that brought events (each a py4j round trip) ...
+        self.events = 0  # ... and the events they brought
         self._last_publish = self._last_metrics = 0.0
         self._lock = threading.RLock()  # the state below; held while applying a batch
         self._consume = threading.Lock()  # the event buffer: held from drain to applied
@@ -160,7 +161,6 @@ class Brain:
             if cut is None:
                 return  # jobs still run: their lost events cannot be rebuilt
             self._dropped_seen, block_lines = cut
-            self._drained = []  # events before the cut: Spark's state at the cut replaces them
             self._start_plans()
             self.degraded, self._resync_wanted = None, False
             for line in block_lines:
@@ -190,8 +190,7 @@ class Brain:
         One consumer at a time: a caller drains only after the previous batch has been applied,
         so events are applied in the order Spark emitted them, whichever thread calls."""
         with self._consume:
-            lines, self._drained = self._drained or self.bridge.drain(
-                wait_ms=max(0, int(wait_ms)), linger_ms=linger_ms), []
+            lines = self.bridge.drain(wait_ms=max(0, int(wait_ms)), linger_ms=linger_ms)
             with self._lock, gc_paused():
                 if lines:
                     self.batches += 1
@@ -207,7 +206,7 @@ class Brain:
     def sync(self, max_batches: int = 1000) -> None:
         """Apply every event buffered so far, so that stats() and the table are current."""
         for _ in range(max_batches):
-            if not self.step(force=True) and not self._drained:
+            if not self.step(force=True):
                 return
 
     def _publish_due_in(self) -> float:
@@ -397,8 +396,7 @@ class Brain:
         arrays, sizes = self._encode(parts)
         self.version += 1
         try:
-            self._drained = self.bridge.publish(  # and the events buffered by then: next step's
-                self.version, arrays, wire.encode_stages(new_stages), moves, then_drain=True) or []
+            self.bridge.publish(self.version, arrays, wire.encode_stages(new_stages), moves)
         except Exception as e:  # executors keep the table they have; the next publish retries
             self._warn_once("publish", f"spark-lrc: could not publish table version {self.version}: {e!r}")
             self.gpu.unsent()

@@ -154,25 +154,12 @@ class JvmBridge:
         self._j.postSummary(stats_json)
 
     def publish(self, version: int, rdd_arrays: str, planned_stages: str,
-                moves: str | None = None, then_drain: bool = False) -> list[str]:
-        """A table version; `moves` (GPU placement, None: unchanged) goes with it. `then_drain`:
-        returns the events buffered by then, drained in the same round trip (no wait)."""
-        if then_drain:
-            whole = getattr(self._whole, "on", False)
-            first = [True]
-
-            def call(n: int, wait_ms: int) -> str:  # a long line's later pieces: plain drains
-                if first:
-                    first.clear()
-                    return self._j.publishDrain(version, rdd_arrays, planned_stages, moves, n,
-                                                whole)
-                return self._j.drainWait(n, wait_ms, 0, whole)
-            return drain_lines(call, 10_000)
+                moves: str | None = None) -> None:
+        """A table version; `moves` (GPU placement, None: unchanged) goes with it."""
         if moves is None:
             self._j.publish(version, rdd_arrays, planned_stages)
         else:
             self._j.publish(version, rdd_arrays, planned_stages, moves)
-        return []
 
 
 def plugin_configured(conf_plugins: str | None) -> bool:

@@ -124,14 +124,12 @@ class CountingBridge:
         out, self.pending = self.pending[:self.batch], self.pending[self.batch:]
         return out
 
-    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None,
-                then_drain: bool = False) -> list[str]:
+    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
         self.published_at = time.perf_counter()  # (what plan-speed times: the table sent)
         self.publishes += 1
         self.published_chars += len(arrays) + len(stages)
         if self.record:
             self.sent.append((version, arrays, stages))
-        return self.drain() if then_drain else []
 
     def attach_brain(self) -> None: ...
     def detach_brain(self) -> None: ...

@@ -108,24 +108,6 @@ def test_an_event_longer_than_a_drain_reply_arrives_whole(spark):
     assert len(start["stages"][0]["rdds"]) > 150
 
 
-def test_a_publish_brings_back_the_buffered_events_in_the_same_call(spark):
-    """`JvmBridge.publish(..., then_drain=True)`: the version is published, and the events
-    buffered by then come back - a job start longer than a reply joined from its pieces - so the
-    brain needs one py4j round trip per version, not two."""
-    sc = spark.sparkContext
-    jb = JvmBridge.for_context(sc)  # this thread's replies come in pieces
-    Events(spark).clear()
-    assert sc.union([sc.parallelize([i], 1) for i in range(150)]).take(1) == [0]
-    sc._jsc.sc().listenerBus().waitUntilEmpty()
-    version = int(bridge(spark).tableVersion()) + 1
-    lines = jb.publish(version, "", "", None, then_drain=True)
-    assert int(bridge(spark).tableVersion()) == version
-    assert not any(line.startswith(PIECE) for line in lines)
-    start = next(json.loads(line) for line in lines if '"e":"job_start"' in line)
-    assert len(json.dumps(start)) > 3 * 7000 and len(start["stages"][0]["rdds"]) > 150
-    assert "job_end" in [json.loads(line)["e"] for line in lines]
-
-
 def test_the_brains_thread_drains_a_long_job_start_in_one_prompt_reply(spark):
     """`whole_replies` sets TCP_NODELAY on the calling thread's own py4j connection (PySpark's
     gateway pins one per Python thread), and that thread's drains return a job start of 20k+

@@ -31,10 +31,8 @@ class RecordingBridge:
     def spark_conf(self) -> dict[str, str]:
         return {"spark.storage.unrollMemoryThreshold": "65536"}
 
-    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None,
-                then_drain: bool = False) -> list[str]:
+    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None) -> None:
         self.published.append((version, arrays, stages))
-        return self.drain() if then_drain else []
 
     def attach_brain(self) -> None: ...
     def detach_brain(self) -> None: ...
@@ -209,43 +207,3 @@ def test_a_plan_is_in_force_once_a_later_version_without_plans_is_applied():
                                   "lag_ms": 1.0})]
     b.step()
     assert b.stats()["in_force_ms"]["count"] == 2  # jobs 0 and 1: both plans are in force
-
-
-class ArrivingBridge(RecordingBridge):
-    """Events `arriving` reach the JVM's buffer while the brain publishes (as task ends do under
-    memory pressure); drains are counted."""
-
-    def __init__(self):
-        super().__init__()
-        self.arriving: list[str] = []
-        self.drains = 0
-
-    def drain(self, max_events: int = 10_000, wait_ms: int = 0, linger_ms: int = 0) -> list[str]:
-        self.drains += 1
-        return super().drain(max_events, wait_ms, linger_ms)
-
-    def publish(self, version: int, arrays: str, stages: str, moves: str | None = None,
-                then_drain: bool = False) -> list[str]:
-        self.pending, self.arriving = self.pending + self.arriving, []
-        return super().publish(version, arrays, stages, moves, then_drain)
-
-
-def test_the_events_a_publish_brings_back_are_applied_next_without_a_drain():
-    """A publish returns what the JVM buffered meanwhile (one py4j round trip for both): the next
-    step applies those events, in order, before it drains again; sync() leaves none behind."""
-    bridge = ArrivingBridge()
-    b = Brain(bridge, LrcSettings.from_conf(policy="lrc", publish_ms=0))
-    bridge.pending = [job_start(0, 0, cached_rdd=1, reader=2)]
-    bridge.arriving = [line for p in range(4) for line in (cached(1, p), task_end(0, p))]
-    b.step()  # job 0's start, then its plan's publish brings back the stage's 8 events
-    assert len(bridge.published) == 1 and bridge.pending == [] and b.stats()["events"] == 1
-    drains = bridge.drains
-    assert b.step() == 8 and bridge.drains == drains, "applied without a drain of its own"
-    assert b.stats()["events"] == 9
-    bridge.pending = [json.dumps({"e": "job_end", "job": 0, "time": 0, "success": True}),
-                      job_start(1, 1, cached_rdd=1, reader=3)]
-    bridge.arriving = [task_end(1, p) for p in range(4)]
-    b.sync()
-    assert b.stats()["events"] == 15 and bridge.pending == bridge.arriving == []
-    assert apply({}, ";".join(a for _, a, _ in bridge.published))[1] == [0, 0, 0, 0], \
-        "job 1's task ends, brought back by its plan's publish, are in the table after sync()"

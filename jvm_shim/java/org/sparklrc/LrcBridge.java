@@ -168,15 +168,6 @@ public final class LrcBridge {
     p.tables.publish(version, rddArrays, plannedStages, moves);
   }
 
-  /** {@link #publish}, then {@link #drainWait} without waiting: the events buffered by then, in
-   * the same py4j round trip. Under memory pressure crd publishes after every batch of task ends
-   * and the next ones are usually waiting by then: a version cost the brain two round trips. */
-  public static String publishDrain(long version, String rddArrays, String plannedStages,
-      String moves, int max, boolean whole) {
-    publish(version, rddArrays, plannedStages, moves);
-    return drainWait(max, 0, 0, whole);
-  }
-
   /** Whether a brain is attached (false after detachBrain or the watchdog's fallback to LRU). */
   public static boolean brainAttached() {
     LrcDriverPlugin p = LrcDriverPlugin.current();
