@@ -587,3 +587,20 @@ def test_with_admission_a_store_never_evicts_a_block_ranked_above_it(spark):
             r.unpersist(blocking=True)
         b.publish(int(b.tableVersion()) + 1,
                   wire.encode_arrays({r: [] for r in [*(x.id() for x in rdds), stored_rdd]}), "")
+
+
+def test_an_executors_table_applied_report_does_not_wake_a_waiting_drain(spark):
+    """`table_applied` (metrics only: it carries its own lag) goes with the brain's next drain:
+    it neither ends a drain's wait nor starts its linger, or each version would cost the brain a
+    drain per executor report. When the wait ends it is there."""
+    sc, b = spark.sparkContext, bridge(spark)
+    sc._jsc.sc().listenerBus().waitUntilEmpty()
+    Events(spark).clear()
+    version = int(b.tableVersion()) + 1
+    b.publish(version, "", "")  # the executor applies it and says so with its next ask
+    t0 = time.monotonic()
+    text = b.drainWait(10_000, 3_000, 0, False)
+    waited = time.monotonic() - t0
+    applied = [json.loads(line) for line in text.split("\n") if '"e":"table_applied"' in line]
+    assert [e["version"] for e in applied] == [version], text
+    assert waited >= 2.9, waited

@@ -8,6 +8,8 @@ import java.util.Set;
 final class EventBuffer {
   private static final Object LOCK = new Object();
   private static final ArrayDeque<String> LINES = new ArrayDeque<>();
+  /** Lines that never wake the brain (see addLazy): they go with its next drain. */
+  private static final ArrayDeque<String> LAZY = new ArrayDeque<>();
   private static int capacity = 1; // set by reset() when an application starts
   private static long dropped = 0;
   /** Jobs started and not ended, kept apart from the lines so that drops cannot lose them. */
@@ -41,6 +43,7 @@ final class EventBuffer {
     synchronized (LOCK) {
       taskEndsUrgent = urgentTaskEnds;
       LINES.clear();
+      LAZY.clear();
       ACTIVE_JOBS.clear();
       Described.reset();
       dropped = 0;
@@ -66,7 +69,7 @@ final class EventBuffer {
    * batch (a job start: executors wait for its plan; a task end under a count-based policy). */
   static void add(String jsonLine, boolean urgentLine) {
     synchronized (LOCK) {
-      if (LINES.size() >= capacity) {
+      if (LINES.size() + LAZY.size() >= capacity) {
         dropped++;
       } else {
         if (LINES.isEmpty()) {
@@ -77,6 +80,22 @@ final class EventBuffer {
         if (LINES.size() == 1 || urgentLine) {
           LOCK.notifyAll();
         }
+      }
+    }
+  }
+
+  /**
+   * A line only metrics read (an executor's {@code table_applied}, which carries its own lag): it
+   * neither wakes nor hurries a drain, and goes with the brain's next one (every drain takes
+   * these after the others). Under memory pressure crd publishes a version per batch of task
+   * ends, and each executor's report that it applied it cost the brain a drain of its own.
+   */
+  static void addLazy(String jsonLine) {
+    synchronized (LOCK) {
+      if (LINES.size() + LAZY.size() >= capacity) {
+        dropped++;
+      } else {
+        LAZY.addLast(jsonLine);
       }
     }
   }
@@ -106,6 +125,7 @@ final class EventBuffer {
         return -1;
       }
       LINES.clear();
+      LAZY.clear();
       Described.reset(); // the brain starts over: later job starts describe every stage
       return dropped;
     }
@@ -149,28 +169,36 @@ final class EventBuffer {
           break;
         }
       }
-      int n = 0;
-      while (n < max && !LINES.isEmpty()) {
-        String line = LINES.peekFirst();
-        if ((long) b.length() + 1 + line.length() > limit) {
-          if (n == 0) { // a line longer than a reply: a piece now, the rest stays first
-            LINES.pollFirst();
-            LINES.addFirst(line.substring(limit - 1));
-            b.append(PIECE).append(line, 0, limit - 1);
-          }
-          break;
-        }
-        if (n > 0) {
-          b.append('\n');
-        }
-        b.append(LINES.pollFirst());
-        n++;
-      }
+      int n = take(LINES, b, 0, max, limit);
       if (LINES.isEmpty()) {
         urgent = false;
+        take(LAZY, b, n, max, limit);
       }
     }
     return b.toString();
+  }
+
+  /** Moves lines from {@code from} to the reply {@code b} (holding {@code n} lines) while they
+   * fit; returns the reply's lines. A lazy line is never cut in pieces (the next drain might
+   * serve other lines first): it is short, and alone in a reply it goes whole. */
+  private static int take(ArrayDeque<String> from, StringBuilder b, int n, int max, int limit) {
+    while (n < max && !from.isEmpty()) {
+      String line = from.peekFirst();
+      if ((long) b.length() + 1 + line.length() > limit && (n > 0 || from == LINES)) {
+        if (n == 0) { // a line longer than a reply: a piece now, the rest stays first
+          from.pollFirst();
+          from.addFirst(line.substring(limit - 1));
+          b.append(PIECE).append(line, 0, limit - 1);
+        }
+        break;
+      }
+      if (n > 0) {
+        b.append('\n');
+      }
+      b.append(from.pollFirst());
+      n++;
+    }
+    return n;
   }
 
   /**
@@ -179,7 +207,7 @@ final class EventBuffer {
    */
   static long waitingMs() {
     synchronized (LOCK) {
-      if (LINES.isEmpty()) {
+      if (LINES.isEmpty() && LAZY.isEmpty()) {
         return 0;
       }
       return (System.nanoTime() - lastDrainNs) / 1_000_000L;

@@ -112,7 +112,7 @@ final class TableEndpoint implements ThreadSafeRpcEndpoint {
           TableRequest req = TableRequest.decode((String) m);
           String applied = req.appliedEvent();
           if (applied != null) {
-            EventBuffer.add(applied);
+            EventBuffer.addLazy(applied);
           }
           tables.watch(req, ctx::reply);
         } catch (Throwable t) {
