@@ -54,7 +54,8 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
     app_end          time
 
 `task_cache`, `executor_plugin` and `table_in_force` come from executors (PluginContext.send);
-`table_applied` from the driver's TableEndpoint (the executor's next table request carries it);
+`table_applied` from the driver's TableEndpoint (the executor's next table request carries it;
+buffered lazily: it never wakes the brain, it goes with its next drain);
 the others from the driver's listener.
 
 Tables (`LrcBridge.publish(version, rdd_arrays, planned_stages)`, decoded by TableCodec):
