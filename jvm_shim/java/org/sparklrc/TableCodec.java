@@ -2,7 +2,6 @@ package org.sparklrc;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,19 +34,11 @@ public final class TableCodec {
     }
   }
 
+  /** The arrays a table text sets, for tests: {@code rddId=...} items as given, {@code
+   * rddId@part:p,...} items as a new array (zeros elsewhere). */
   public static Map<Integer, double[]> parseArrays(String text) {
-    return parseArrays(text, Collections.emptyMap());
-  }
-
-  /**
-   * The arrays a publish sets: {@code rddId=...} items as given, {@code rddId@part:p,...} items
-   * applied to a copy of the RDD's array in {@code current} (which is never modified).
-   */
-  static Map<Integer, double[]> parseArrays(String text, Map<Integer, double[]> current) {
     Items items = parseItems(text);
-    for (Map.Entry<Integer, Map<Integer, Double>> e : items.partial.entrySet()) {
-      items.whole.put(e.getKey(), updated(current.get(e.getKey()), e.getValue()));
-    }
+    items.partial.forEach((rdd, changes) -> items.whole.put(rdd, updated(null, changes)));
     return items.whole;
   }
 

@@ -34,10 +34,12 @@ public final class TableStore {
     final List<Integer> stages = new ArrayList<>();
   }
 
-  /** How an RDD's array changed above the floor: whole (new, resized) at {@code wholeAt}, and
-   * the versions of its partition changes since; a reply gives an asker at or above
-   * {@code wholeAt} only the partitions changed after its version. */
-  private static final class RddChanges {
+  /** An RDD changed above the floor (removed ones included): the log version holding it (its
+   * latest change), the version of its last whole change (created, resized, removed) and of each
+   * partition change since; a reply gives an asker at or above {@code wholeAt} only the
+   * partitions changed after its version. */
+  private static final class Logged {
+    long at;
     long wholeAt;
     final Map<Integer, Long> parts = new HashMap<>();
   }
@@ -66,10 +68,8 @@ public final class TableStore {
       });
   /** version -> its changes, for versions above {@code floor}; each RDD in one version only. */
   private final TreeMap<Long, Change> log = new TreeMap<>();
-  /** rdd id -> the log version holding it (RDDs changed above the floor, removed ones included). */
-  private final Map<Integer, Long> loggedAt = new HashMap<>();
-  /** rdd id -> how it changed above the floor (the RDDs of loggedAt that are in the table). */
-  private final Map<Integer, RddChanges> changes = new HashMap<>();
+  /** rdd id -> how it changed above the floor. */
+  private final Map<Integer, Logged> logged = new HashMap<>();
   private int loggedStages = 0;
   /** Every change at or below this version is compacted out of the log. */
   private long floor = 0;
@@ -217,26 +217,27 @@ public final class TableStore {
   private void log(Change change, long v, Integer rdd, double[] a, Iterable<Integer> parts) {
     if (a.length == 0) {
       arrays.remove(rdd);
-      changes.remove(rdd);
     } else {
       arrays.put(rdd, a);
-      RddChanges c = changes.computeIfAbsent(rdd, r -> new RddChanges());
-      if (parts == null) {
-        c.wholeAt = v;
-        c.parts.clear();
-      } else {
-        c.parts.values().removeIf(at -> at <= floor); // what every live executor has seen
-        for (Integer p : parts) {
-          c.parts.put(p, v);
-        }
-      }
     }
-    Long before = loggedAt.put(rdd, v);
-    if (before != null && before != v) {
-      Change old = log.get(before);
+    Logged l = logged.get(rdd);
+    if (l == null) {
+      logged.put(rdd, l = new Logged());
+    } else if (l.at != v) { // its earlier version no longer holds it
+      Change old = log.get(l.at);
       old.rdds.remove(rdd);
       if (old.rdds.isEmpty() && old.stages.isEmpty()) {
-        log.remove(before);
+        log.remove(l.at);
+      }
+    }
+    l.at = v;
+    if (parts == null) {
+      l.wholeAt = v;
+      l.parts.clear();
+    } else {
+      l.parts.values().removeIf(at -> at <= floor); // what every live executor has seen
+      for (Integer p : parts) {
+        l.parts.put(p, v);
       }
     }
     change.rdds.add(rdd);
@@ -332,13 +333,13 @@ public final class TableStore {
         for (Change c : log.tailMap(have, false).values()) {
           for (Integer rdd : c.rdds) {
             double[] a = arrays.get(rdd);
-            RddChanges rc = changes.get(rdd);
-            if (a == null || rc.wholeAt > have) {
+            Logged l = logged.get(rdd);
+            if (a == null || l.wholeAt > have) {
               delta.put(rdd, a == null ? new double[0] : a);
               continue;
             }
             Map<Integer, Double> parts = new java.util.TreeMap<>();
-            rc.parts.forEach((p, at) -> {
+            l.parts.forEach((p, at) -> {
               if (at > have) {
                 parts.put(p, a[p]);
               }
@@ -364,7 +365,7 @@ public final class TableStore {
   /** Entries (RDDs, removed ones included, and stages) the version log holds: for tests. */
   public int logEntries() {
     synchronized (mon) {
-      return loggedAt.size() + loggedStages;
+      return logged.size() + loggedStages;
     }
   }
 
@@ -405,8 +406,7 @@ public final class TableStore {
     Map<Long, Change> done = log.headMap(to, true);
     for (Change c : done.values()) {
       for (Integer rdd : c.rdds) {
-        loggedAt.remove(rdd);
-        changes.remove(rdd);
+        logged.remove(rdd);
       }
       loggedStages -= c.stages.size();
     }
