@@ -177,8 +177,9 @@ class RefState:
         self.drop_stage(stage_id)
         self.pending.pop(stage_id, None)
         seq = self.stage_seq.pop(stage_id, None)
-        if seq is not None:
-            self.seq_weight.pop(seq, None)
+        # (a rerun shares the running stage's place, `Planner.stage_submitted`: its weight stays)
+        if seq in self.seq_weight and seq not in self.stage_seq.values():
+            del self.seq_weight[seq]
 
     # ---- queries -----------------------------------------------------------------------------
     def refs(self, block: Hashable) -> int:

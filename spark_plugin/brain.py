@@ -68,7 +68,7 @@ class Brain:
         self._warned: set[str] = set()
         self._handlers: dict[type, Callable[[Any], None]] = {
             wire.JobStart: self._job_start,
-            wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage),
+            wire.StageSubmitted: lambda ev: self._planner_call("stage_submitted", ev.stage, ev.parts),
             wire.StageCompleted: self._stage_completed,
             wire.JobEnd: self._job_end,
             wire.TaskEnd: self._task_end,

@@ -25,7 +25,7 @@ import sys
 import time
 import tracemalloc
 from collections import Counter, defaultdict
-from typing import Any, Iterator
+from typing import Any
 
 from .brain import Brain
 from .config import LrcSettings

@@ -8,7 +8,8 @@ so a field renamed on either side fails a test.
 
 Events: one JSON object per line, field `e` the type; every other field is required (decoding is
 strict both ways: a missing, unexpected or mistyped field is a `WireError` naming it), except
-`deps`, which is absent when the lineage walk did not reach the RDD.
+`deps`, which is absent when the lineage walk did not reach the RDD, and the optional fields
+said so below.
 
     job_start        job, time (ms, the scheduler's job start), received (ms, Spark's listener
                      bus delivered it to the listener), sent (ms, the listener wrote the
@@ -28,7 +29,9 @@ strict both ways: a missing, unexpected or mistyped field is a `WireError` namin
                      in_start, out_start, length (range), map ([[parent partitions] per child
                      partition], explicit; else []); decoded as `lrc.dag.Dependency`, whose
                      `mapping` it is
-    stage_submitted  stage, attempt, tasks, time
+    stage_submitted  stage, attempt, tasks, time, parts (the partitions this attempt computes;
+                     absent: all of the stage's - a rerun after a fetch failure or a lost
+                     executor computes only what is missing, `Lineage.partitionsToRun`)
     stage_completed  stage, attempt, failed, time
     task_end         stage, attempt, partition, executor, task, success, duration_ms,
                      exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem)
@@ -132,7 +135,7 @@ Eviction = _record("Eviction", block=str, order=str, priority=float | None,
 JobStart = _event("job_start", "JobStart", job=int, time=int, received=int, sent=int,
                   stage_ids=Ints, stages=tuple[StageInfo, ...])
 StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=int, tasks=int,
-                        time=int)
+                        time=int, parts=(Ints | None, field(default=None)))
 StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,
                         time=int)
 TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, executor=str,

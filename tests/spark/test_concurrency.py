@@ -17,8 +17,8 @@ trace** (DAG + its first ``n`` events), which shares no code with `lrc.refcount.
 - a task ``(stage, partition)`` must hold references iff some job whose stages (in the trace's
   DAG) include the stage has a job_start and no job_end among the ``n`` events, the stage has
   no stage_completed (successful or failed: the brain drops a stage's references at either;
-  that a resubmitted attempt of a failed stage then counts nothing is a known limit, and no
-  stage fails here other than by cancellation), the stage does not write a shuffle that a
+  a rerun attempt plans the stage again, test_faults.py, but no stage fails here other than by
+  cancellation, and no stage reruns), the stage does not write a shuffle that a
   completed stage wrote before its job started (Spark lists such a map stage again under a new
   id and skips it), the partition is one the stage runs, and no successful task end (a ``task`` event, any attempt)
   of that partition was recorded. Failed attempts, killed attempts and a speculative copy that

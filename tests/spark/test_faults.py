@@ -245,3 +245,73 @@ def test_an_executor_killed_mid_job_loses_its_blocks_and_its_replacement_gets_th
             (k, sum(x for x in range(N) if x % 7 == k)) for k in range(7))
     finally:
         spark.stop()
+
+
+
+@pytest.mark.cluster
+def test_a_map_stage_that_recomputes_lost_output_references_only_what_it_recomputes(tmp_path):
+    """An executor dies after a job wrote a shuffle: Spark drops the map outputs it held, and
+    the next job over that shuffle runs its map stage (listed under a new id; the brain
+    predicted it skipped) on the lost partitions only. While those tasks wait on a gate, the
+    brain holds references for some but not all of the stage's partitions - those the listener
+    read from Spark's scheduler at the submission - which are exactly the tasks Spark then runs
+    (the code before planned the whole stage: every block of the cached input counted once).
+    The job ends with plain Spark's result and no reference left."""
+    spark = start_session("local-cluster[2,1,1024]", "lrc",
+                          {"spark.lrc.tracePath": str(tmp_path / "trace.json")})
+    try:
+        sc = spark.sparkContext
+        gate = str(tmp_path / "gate")
+
+        def through_gate(x):
+            while os.path.exists(gate):
+                time.sleep(0.05)
+            return (x % PARTS, x)
+
+        a = sc.parallelize(range(N), PARTS).cache()
+        assert a.count() == N
+        pairs = a.map(through_gate).partitionBy(PARTS)
+        assert pairs.count() == N  # writes the shuffle on both executors
+        brain = active_brain()
+        pids = wait_until(lambda: len(p := executor_pids(sc.applicationId)) == 2 and p,
+                          "two executor JVMs")
+        brain.sync()
+        victim = next(ex for ex in sorted(pids)
+                      if any(ex in w for w in brain_locations(brain, a.id(), PARTS).values()))
+        os.kill(pids[victim], signal.SIGKILL)
+
+        def removed():  # (Spark tells its scheduler, which drops the outputs, before listeners)
+            brain.sync()
+            return victim not in brain.executors
+        wait_until(removed, "Spark to remove the killed executor")
+
+        open(gate, "w").close()
+        result: list[int] = []
+        job = threading.Thread(target=lambda: result.append(pairs.count()))
+        job.start()
+
+        def rerun() -> tuple | None:
+            brain.sync()
+            with brain._lock:
+                refs, dag = brain.planner.refs, brain.planner.dag
+                return next(((s, set(refs.pending[s]), dict(refs.count))
+                             for s, st in dag.stages.items()
+                             if st.shuffle >= 0 and refs.pending.get(s)), None)
+        stage, registered, counts = wait_until(rerun, "the brain planning the map stage again",
+                                               timeout=90)
+        assert 0 < len(registered) < PARTS, registered
+        assert {q: counts.get((a.id(), q), 0) for q in range(PARTS)} == {
+            q: int(q in registered) for q in range(PARTS)}
+        os.remove(gate)
+        job.join(120)
+        assert result == [N]
+        sc._jsc.sc().listenerBus().waitUntilEmpty()
+        brain.sync()
+        with brain._lock:
+            ran = {e.partition for e in brain.recorder.events
+                   if e.kind == "task" and e.stage_id == stage}
+            assert ran == registered, "the tasks Spark ran are those the brain referenced"
+            assert not any(brain.planner.refs.count.values())
+            assert brain.stats()["degraded"] is None
+    finally:
+        spark.stop()

@@ -101,6 +101,96 @@ def test_a_map_stage_listed_again_under_a_new_id_is_skipped_when_its_shuffle_was
     assert p.refs.refs((0, 0)) == 2
 
 
+def two_stage_job(planner: Planner, parts: int = 4, gpus: float = 0.0) -> None:
+    """Job 0: map stage 0 (shuffle 7) reads cached RDD 0, result stage 1 reads cached RDD 3."""
+    rdds = [RDD(0, parts, cached=True), RDD(1, parts, deps=(Dependency(0, "one_to_one"),)),
+            RDD(2, parts, deps=(Dependency(1, "shuffle"),)),
+            RDD(3, parts, cached=True), RDD(4, parts, deps=(Dependency(2, "one_to_one"),
+                                                           Dependency(3, "one_to_one")))]
+    for r in (0, 3):
+        for part in range(parts):
+            planner.block_cached((r, part), "0", 1)
+    planner.add_job(Job(0, (0, 1)), [Stage(0, 1, parts, shuffle=7),
+                                     Stage(1, 4, parts, parent_ids=(0,), gpus=gpus)], rdds)
+
+
+def run(planner: Planner, stage: int, parts, failed: bool = False, submitted=None) -> None:
+    planner.stage_submitted(stage, submitted)
+    for part in parts:
+        planner.task_finished(stage, part)
+    planner.stage_completed(stage, failed)
+
+
+def test_a_stage_rerun_after_a_failed_attempt_references_the_partitions_it_runs_again():
+    """A fetch failure ends the result stage's attempt (its references drop) and Spark reruns
+    the lost map outputs and the unfinished result partitions: each attempt that runs again
+    references just what it computes, at the running stage's place in the order."""
+    p = Planner("crd", predict=False)
+    two_stage_job(p)
+    run(p, 0, range(4))
+    run(p, 1, [0], failed=True)  # partitions 1-3 fetch from a lost executor
+    assert not any(p.refs.count.values())
+    p.stage_submitted(0, (2, 3))  # the lost executor held map outputs 2 and 3
+    assert sorted(p.refs.pending[0]) == [2, 3] and p.refs.stage_seq[0] == p.refs.now
+    assert [p.refs.refs((0, q)) for q in range(4)] == [0, 0, 1, 1]
+    for q in (2, 3):
+        p.task_finished(0, q)
+    p.stage_completed(0)
+    p.stage_submitted(1, (1, 2, 3))
+    assert [p.refs.refs((3, q)) for q in range(4)] == [0, 1, 1, 1]
+    for q in (1, 2, 3):
+        p.task_finished(1, q)
+    p.stage_completed(1)
+    p.job_ended(0)
+    assert not any(p.refs.count.values()) and p.refs.negative_decrements == 0
+
+
+def test_a_rerun_placed_beside_a_running_gpu_stage_leaves_that_stage_its_weight():
+    """A rerun shares the running stage's place in the order; when it ends, the weight of the
+    GPU stage still at that place stays."""
+    p = Planner("crd", predict=False, gpu_cost_weight=1.0)
+    two_stage_job(p, gpus=1.0)
+    run(p, 0, range(4))
+    p.stage_submitted(1)
+    weight = p.refs.seq_weight[p.refs.stage_seq[1]]
+    assert weight == 2.0
+    run(p, 0, (2, 3), submitted=(2, 3))  # (another job's rerun of the map stage)
+    assert p.refs.seq_weight.get(p.refs.stage_seq[1]) == weight
+
+
+def test_a_rerun_whose_partitions_are_not_known_references_the_whole_stage():
+    """A trace does not say which partitions an attempt reruns: a replay plans them all, and
+    its task ends and completion drop them."""
+    p = Planner("lrc", predict=False)
+    two_stage_job(p)
+    run(p, 0, range(4))
+    run(p, 1, [0, 1], failed=True)
+    p.stage_submitted(1)
+    assert [p.refs.refs((3, q)) for q in range(4)] == [1, 1, 1, 1]
+    run(p, 1, (2, 3))
+    assert not any(p.refs.count.values())
+
+
+def test_an_attempt_that_computes_part_of_its_stage_holds_only_those_references():
+    """A shuffle partly lost with an executor since another job wrote it: the later job's map
+    stage (listed under a new id, predicted skipped) runs only the missing partitions; a stage
+    the job start planned whole drops the partitions its attempt does not compute."""
+    p = Planner("lrc", predict=False)
+    two_stage_job(p)
+    run(p, 0, range(4))
+    run(p, 1, range(4))
+    p.job_ended(0)
+    p.add_job(Job(1, (2, 3)), [Stage(2, 1, 4, shuffle=7), Stage(3, 4, 4, parent_ids=(2,))], [])
+    assert 2 not in p.planned and [p.refs.refs((3, q)) for q in range(4)] == [1, 1, 1, 1]
+    p.stage_submitted(2, (1,))
+    assert [p.refs.refs((0, q)) for q in range(4)] == [0, 1, 0, 0]
+    p.task_finished(2, 1)
+    p.stage_completed(2)
+    p.stage_submitted(3, (0, 3))  # (a result stage's attempt on part of its partitions)
+    assert [p.refs.refs((3, q)) for q in range(4)] == [1, 0, 0, 1]
+    assert sorted(p.refs.pending[3]) == [0, 3]
+
+
 @st.composite
 def peer_ops(draw):
     blocks = list(range(6))

@@ -141,6 +141,18 @@ def test_a_stage_bound_to_gpus_carries_them_into_the_planners_stage():
         wire.decode_event(json.dumps(ev))
 
 
+def test_a_stage_attempt_on_part_of_its_partitions_names_them():
+    """`parts` is written only for an attempt that computes part of its stage (a rerun, or a
+    shuffle partly lost): absent, all of them."""
+    ev = line_of("stage_submitted")
+    assert wire.decode_event(json.dumps(ev)).parts is None
+    ev["parts"] = [1, 3]
+    assert wire.decode_event(json.dumps(ev)).parts == (1, 3)
+    ev["parts"] = [1, "3"]
+    with pytest.raises(wire.WireError, match=r"stage_submitted.parts"):
+        wire.decode_event(json.dumps(ev))
+
+
 def test_an_rdd_listed_by_several_stages_keeps_its_first_description_with_deps():
     """A job lists every ancestor stage, and GraphX's stages share hundreds of RDDs: each RDD is
     built from the first description the lineage walk reached (with `deps`), else from the first

@@ -133,9 +133,11 @@ final class Events {
     return text(n);
   }
 
-  static String stageSubmitted(int stage, int attempt, int tasks, long time) {
-    return new JsonLine(Type.STAGE_SUBMITTED).put("stage", stage).put("attempt", attempt)
-        .put("tasks", tasks).put("time", time).text();
+  /** {@code parts}: the partitions the attempt computes, null when all (then absent). */
+  static String stageSubmitted(int stage, int attempt, int tasks, long time, int[] parts) {
+    JsonLine line = new JsonLine(Type.STAGE_SUBMITTED).put("stage", stage)
+        .put("attempt", attempt).put("tasks", tasks).put("time", time);
+    return (parts == null ? line : line.ints("parts", parts)).text();
   }
 
   static String stageCompleted(int stage, int attempt, boolean failed, long time) {

@@ -82,6 +82,16 @@ final class JsonLine {
     return end(']');
   }
 
+  JsonLine ints(String k, int[] vs) {
+    key(k).b.append('[');
+    comma = false;
+    for (int v : vs) {
+      separate();
+      b.append(v);
+    }
+    return end(']');
+  }
+
   JsonLine longs(String k, Iterable<Long> vs) {
     key(k).b.append('[');
     comma = false;

@@ -31,13 +31,14 @@ public final class JsonLineCheck {
         boolean b = r.nextBoolean();
         String line = new JsonLine(Events.Type.TASK_CACHE).put("s", s).put("n", n).put("b", b)
             .put("d", d).strings("xs", Arrays.asList("x", t == null ? "" : t))
-            .longs("ls", Arrays.asList(n, -1L)).array("os")
+            .longs("ls", Arrays.asList(n, -1L)).ints("is", new int[] {(int) n, -1}).array("os")
             .element().put("t", t).put("d2", d2).end('}').element().end('}').end(']').text();
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("e", "task_cache").put("s", s)
             .put("n", n).put("b", b);
         number(o, "d", d);
         o.putArray("xs").add("x").add(t == null ? "" : t);
         o.putArray("ls").add(n).add(-1L);
+        o.putArray("is").add((int) n).add(-1);
         ObjectNode first = o.putArray("os").addObject().put("t", t);
         number(first, "d2", d2);
         o.withArray("os").addObject();

@@ -19,8 +19,10 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.resource.ResourceProfile;
 import org.apache.spark.resource.TaskResourceRequest;
 import org.apache.spark.scheduler.DAGScheduler;
+import org.apache.spark.scheduler.ResultStage;
 import org.apache.spark.scheduler.ShuffleMapStage;
 import org.apache.spark.scheduler.Stage;
+import org.apache.spark.scheduler.StageInfo;
 import org.apache.spark.storage.StorageLevel;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -73,6 +75,31 @@ final class Lineage {
       return s.isDefined() ? s.get() : null;
     } catch (Throwable t) {
       return null;
+    }
+  }
+
+  /**
+   * The partitions a stage attempt computes, or null when it computes all of them (or the
+   * scheduler no longer has the stage). A later attempt (after a fetch failure), or a first one
+   * whose shuffle output is partly there (an executor lost since another job wrote it), runs
+   * only what is missing. Read when the listener sees the submission: a task of the attempt that
+   * already finished may be left out, and its end then drops nothing.
+   */
+  static int[] partitionsToRun(SparkContext sc, StageInfo si) {
+    Stage s = stage(sc, si.stageId());
+    if (s == null || si.attemptNumber() == 0 && si.numTasks() >= s.numTasks()) {
+      return null;
+    }
+    try {
+      List<Integer> missing = ints(s.findMissingPartitions()); // result stages: output ids
+      int[] ids = s instanceof ResultStage ? ((ResultStage) s).partitions() : null;
+      int[] out = new int[missing.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = ids == null ? missing.get(i) : ids[missing.get(i)];
+      }
+      return out.length == s.numTasks() ? null : out;
+    } catch (Throwable t) {
+      return null; // planned as all of the stage: references held a little long, never lost
     }
   }
 

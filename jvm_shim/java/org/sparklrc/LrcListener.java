@@ -158,7 +158,7 @@ public class LrcListener extends SparkListener {
   public void onStageSubmitted(SparkListenerStageSubmitted e) {
     StageInfo si = e.stageInfo();
     record("a stage submission", () -> Events.stageSubmitted(si.stageId(), si.attemptNumber(),
-        si.numTasks(), timeOr(si.submissionTime())));
+        si.numTasks(), timeOr(si.submissionTime()), Lineage.partitionsToRun(context(), si)));
   }
 
   @Override
