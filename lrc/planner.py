@@ -212,6 +212,15 @@ class Planner(StageWalks, PredictedRefs):
         if seq is not None:
             self.refs.advance(seq)
 
+    def task_resubmitted(self, stage_id: int, partition: int) -> None:
+        """Spark runs a finished task of a running attempt again (its map output died with an
+        executor): its reads count again until the rerun ends."""
+        stage, ran = self.dag.stages.get(stage_id), self.refs.ran.get(stage_id)
+        if stage is not None and ran is not None and partition in ran:
+            ran.discard(partition)
+            self._plan_stage(replace(stage, partitions=(partition,)), set(),
+                             seq=self.refs.stage_seq.get(stage_id, self.refs.now))
+
     def stage_completed(self, stage_id: int, failed: bool = False) -> None:
         """The stage ended (``failed``: its attempt failed or was cancelled: what its tasks
         write is not all there)."""

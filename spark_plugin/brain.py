@@ -81,8 +81,7 @@ class Brain:
             wire.ExecutorPlugin: lambda ev: self.metrics.executor_plugin(
                 ev.executor, ev.installed, ev.error),
             wire.TableInForce: lambda ev: self.metrics.executor_wait_ms.append(float(ev.waited_ms)),
-            wire.TableApplied: lambda ev: self.metrics.table_applied(ev.executor, ev.version,
-                                                                     ev.lag_ms),
+            wire.TableApplied: lambda ev: self.metrics.table_applied(ev.executor, ev.version, ev.lag_ms),
         }
 
     def _start_plans(self) -> None:
@@ -308,9 +307,10 @@ class Brain:
         reported = (stage, part) in self._reported
         self._reported.discard((stage, part))
         if not ev.success:
+            if ev.resubmitted:  # (Spark runs it again: its map output died with an executor)
+                self._planner_call("task_resubmitted", stage, part)
             return
-        # The executor's report on this task may come after its end: keep what it was to read
-        # (until the report comes; not when it came first: only tasks in flight are kept).
+        # its executor's report may come after its end: keep what it was to read, till then
         if not reported:
             self._finished_reads[(stage, part)] = self._planned_reads(stage, part)
             while len(self._finished_reads) > 100_000:

@@ -34,7 +34,9 @@ said so below.
                      executor computes only what is missing, `Lineage.partitionsToRun`)
     stage_completed  stage, attempt, failed, time
     task_end         stage, attempt, partition, executor, task, success, duration_ms,
-                     exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem)
+                     exec_mem (bytes: the task's peak on-heap execution memory, lrc.execmem),
+                     resubmitted (true, success false: no run, Spark runs this finished map
+                     task again, its output lost with its executor; absent: false)
     task_cache       executor, stage, partition, task, hits, puts, evicted (block names),
                      put_elements (per entry of puts, the values the stored block holds;
                      -1: not known - a serialized level with spark.lrc.countValues off),
@@ -139,7 +141,8 @@ StageSubmitted = _event("stage_submitted", "StageSubmitted", stage=int, attempt=
 StageCompleted = _event("stage_completed", "StageCompleted", stage=int, attempt=int, failed=bool,
                         time=int)
 TaskEnd = _event("task_end", "TaskEnd", stage=int, attempt=int, partition=int, executor=str,
-                 task=int, success=bool, duration_ms=int, exec_mem=int)
+                 task=int, success=bool, duration_ms=int, exec_mem=int,
+                 resubmitted=(bool, field(default=False)))
 TaskCache = _event("task_cache", "TaskCache", executor=str, stage=int, partition=int, task=int,
                    hits=Strs, puts=Strs, put_elements=Ints, evicted=Strs,
                    evictions=tuple[Eviction, ...],

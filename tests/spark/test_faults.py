@@ -315,3 +315,83 @@ def test_a_map_stage_that_recomputes_lost_output_references_only_what_it_recompu
             assert brain.stats()["degraded"] is None
     finally:
         spark.stop()
+
+
+@pytest.mark.cluster
+def test_map_tasks_spark_reruns_after_their_executor_died_reference_their_reads_again(tmp_path):
+    """An executor dies while a map stage runs: Spark runs again, in the same attempt, the map
+    tasks that had finished there (their output died with it; their ends come again, as
+    `Resubmitted`). The brain references their reads again until the reruns end, and the trace
+    holds each run once - a resubmission is no run. Every rerun (task attempt > 0) and two
+    partitions of the first attempt wait on a gate, so nothing ends while the state is read."""
+    spark = start_session("local-cluster[2,1,1024]", "lrc",
+                          {"spark.lrc.tracePath": str(tmp_path / "trace.json")})
+    try:
+        sc = spark.sparkContext
+        gate, gated = str(tmp_path / "gate"), {PARTS - 2, PARTS - 1}
+
+        def through_gate(idx, it):
+            from pyspark import TaskContext
+            if idx in gated or TaskContext.get().attemptNumber() > 0:
+                while os.path.exists(gate):
+                    time.sleep(0.05)
+            return ((x % PARTS, x) for x in it)
+
+        a = sc.parallelize(range(N), PARTS).cache()
+        assert a.count() == N
+        pairs = a.mapPartitionsWithIndex(through_gate).partitionBy(PARTS)
+        brain = active_brain()
+        pids = wait_until(lambda: len(p := executor_pids(sc.applicationId)) == 2 and p,
+                          "two executor JVMs")
+        open(gate, "w").close()
+        result: list[int] = []
+        job = threading.Thread(target=lambda: result.append(pairs.count()))
+        job.start()
+
+        def map_stage() -> int | None:
+            brain.sync()
+            with brain._lock:
+                return next((s for s, st in brain.planner.dag.stages.items()
+                             if st.shuffle >= 0 and brain.planner.refs.pending.get(s)), None)
+        stage = wait_until(map_stage, "the map stage planned")
+
+        def runs() -> dict[int, list[str]]:
+            brain.sync()
+            with brain._lock:
+                out: dict[int, list[str]] = {}
+                for e in brain.recorder.events:
+                    if e.kind == "task" and e.stage_id == stage:
+                        out.setdefault(e.partition, []).append(e.executor)
+                return out
+        tracker = sc.statusTracker()
+        def gated_running() -> bool:
+            info = tracker.getStageInfo(stage)
+            return info is not None and info.numActiveTasks == len(gated)
+        done = wait_until(lambda: len(r := runs()) == PARTS - len(gated) and gated_running() and r,
+                          "every ungated task ended and both gated tasks running")
+        victim = next(ex for ex in sorted(pids) if any(ex in w for w in done.values()))
+        lost = {q for q, w in done.items() if victim in w}
+        os.kill(pids[victim], signal.SIGKILL)
+
+        def pending() -> set[int]:
+            brain.sync()
+            with brain._lock:
+                return set(brain.planner.refs.pending.get(stage, ()))
+        wait_until(lambda: lost <= pending(), f"map tasks {sorted(lost)} referenced again")
+        with brain._lock:
+            counts = dict(brain.planner.refs.count)
+            assert set(brain.planner.refs.pending[stage]) == lost | gated
+        assert {q: counts.get((a.id(), q), 0) for q in range(PARTS)} == {
+            q: int(q in lost | gated) for q in range(PARTS)}
+        os.remove(gate)
+        job.join(120)
+        assert result == [N]
+        sc._jsc.sc().listenerBus().waitUntilEmpty()
+        brain.sync()
+        with brain._lock:
+            assert not any(brain.planner.refs.count.values())
+            assert brain.stats()["degraded"] is None
+        ran = runs()
+        assert {q: len(w) for q, w in ran.items()} == {q: 1 + (q in lost) for q in range(PARTS)}
+    finally:
+        spark.stop()

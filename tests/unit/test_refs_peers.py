@@ -158,6 +158,22 @@ def test_a_rerun_placed_beside_a_running_gpu_stage_leaves_that_stage_its_weight(
     assert p.refs.seq_weight.get(p.refs.stage_seq[1]) == weight
 
 
+def test_a_finished_task_spark_resubmits_references_its_reads_again_until_it_reruns():
+    p = Planner("lrc", predict=False)
+    two_stage_job(p)
+    p.stage_submitted(0)
+    for q in range(4):
+        p.task_finished(0, q)
+    for _ in range(2):  # (once, however often it is told)
+        p.task_resubmitted(0, 2)
+        assert [p.refs.refs((0, q)) for q in range(4)] == [0, 0, 1, 0]
+    p.task_finished(0, 2)
+    p.stage_completed(0)
+    p.task_resubmitted(0, 1)  # (too late: the attempt ended, a rerun of the stage plans it)
+    assert [p.refs.refs((0, q)) for q in range(4)] == [0] * 4
+    assert p.refs.negative_decrements == 0
+
+
 def test_a_rerun_whose_partitions_are_not_known_references_the_whole_stage():
     """A trace does not say which partitions an attempt reruns: a replay plans them all, and
     its task ends and completion drop them."""

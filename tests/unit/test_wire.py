@@ -153,6 +153,17 @@ def test_a_stage_attempt_on_part_of_its_partitions_names_them():
         wire.decode_event(json.dumps(ev))
 
 
+def test_a_task_end_that_resubmits_a_finished_task_says_so():
+    """`resubmitted` is written only on Spark's notice that a finished map task runs again."""
+    ev = line_of("task_end")
+    assert wire.decode_event(json.dumps(ev)).resubmitted is False
+    ev.update(success=False, resubmitted=True)
+    assert wire.decode_event(json.dumps(ev)).resubmitted is True
+    ev["resubmitted"] = 1
+    with pytest.raises(wire.WireError, match=r"task_end.resubmitted"):
+        wire.decode_event(json.dumps(ev))
+
+
 def test_an_rdd_listed_by_several_stages_keeps_its_first_description_with_deps():
     """A job lists every ancestor stage, and GraphX's stages share hundreds of RDDs: each RDD is
     built from the first description the lineage walk reached (with `deps`), else from the first

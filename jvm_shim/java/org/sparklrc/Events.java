@@ -145,11 +145,13 @@ final class Events {
         .put("failed", failed).put("time", time).text();
   }
 
+  /** {@code resubmitted}: no run but Spark's notice that it runs a finished task again. */
   static String taskEnd(int stage, int attempt, int partition, String executor, long task,
-      boolean success, long durationMs, long execMem) {
-    return new JsonLine(Type.TASK_END).put("stage", stage).put("attempt", attempt)
+      boolean success, long durationMs, long execMem, boolean resubmitted) {
+    JsonLine line = new JsonLine(Type.TASK_END).put("stage", stage).put("attempt", attempt)
         .put("partition", partition).put("executor", executor).put("task", task)
-        .put("success", success).put("duration_ms", durationMs).put("exec_mem", execMem).text();
+        .put("success", success).put("duration_ms", durationMs).put("exec_mem", execMem);
+    return (resubmitted ? line.put("resubmitted", true) : line).text();
   }
 
   static String block(String executor, String block, String level, long mem, long disk,

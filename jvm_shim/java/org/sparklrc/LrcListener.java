@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.spark.Resubmitted$;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkContext$;
@@ -173,10 +174,13 @@ public class LrcListener extends SparkListener {
     // the task's peak allocation from the unified pool: what execution took from storage
     // (lrc.execmem); a failed task may end without metrics
     long execMem = e.taskMetrics() == null ? 0 : e.taskMetrics().peakOnHeapExecutionMemory();
+    // a finished map task whose output died with its executor ends again, as Resubmitted, with
+    // the TaskInfo of its successful run: Spark runs it again
+    boolean resubmitted = e.reason() == Resubmitted$.MODULE$;
     record("a task end", () -> Events.taskEnd(e.stageId(), e.stageAttemptId(),
         e.taskInfo().partitionId(), e.taskInfo().executorId(), e.taskInfo().taskId(),
-        e.taskInfo().successful(), e.taskInfo().duration(), execMem),
-        EventBuffer.taskEndsUrgent());
+        e.taskInfo().successful() && !resubmitted, e.taskInfo().duration(), execMem,
+        resubmitted), EventBuffer.taskEndsUrgent());
   }
 
   @Override
