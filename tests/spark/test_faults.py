@@ -395,3 +395,84 @@ def test_map_tasks_spark_reruns_after_their_executor_died_reference_their_reads_
         assert {q: len(w) for q, w in ran.items()} == {q: 1 + (q in lost) for q in range(PARTS)}
     finally:
         spark.stop()
+
+
+def test_a_stage_rerun_after_a_fetch_failure_references_the_tasks_it_runs_again(tmp_path):
+    """A shuffle file is deleted under Spark, so the next job's reduce tasks hit a real fetch
+    failure: the attempt fails (the brain drops its references), Spark reruns the map stage and
+    then the result stage as a new attempt. The result stage unions the shuffle's partitions with
+    a cached RDD's one partition. Gates hold what would end too soon: the cached partition's
+    task until the end (so it finishes in no attempt before), the map stage's rerun until the
+    brain saw the first attempt fail, and from then on every task of the result stage. Checked
+    once the brain saw the second attempt: it references exactly the tasks that attempt runs,
+    the cached block's read included - the code before referenced none (the failed attempt had
+    dropped them all)."""
+    local = tmp_path / "local"
+    spark = start_session("local[2]", "lrc", {"spark.lrc.tracePath": str(tmp_path / "trace.json"),
+                                              "spark.local.dir": str(local)})
+    try:
+        sc = spark.sparkContext
+        map_gate, cached_gate, result_gate = (str(tmp_path / g) for g in ("map", "cached", "all"))
+
+        def wait_while(path):
+            while os.path.exists(path):
+                time.sleep(0.05)
+
+        def map_waits(it):
+            wait_while(map_gate)
+            return ((x % PARTS, x) for x in it)
+
+        def result_waits(idx, it):
+            wait_while(result_gate)
+            if idx == PARTS:  # (the cached RDD's partition: the union lists it after the shuffle's)
+                wait_while(cached_gate)
+            return it
+
+        b = sc.parallelize(range(N), 1).map(lambda x: (x % 7, x)).cache()
+        assert b.count() == N
+        pairs = sc.parallelize(range(N), PARTS).mapPartitions(map_waits).partitionBy(PARTS)
+        assert pairs.count() == N  # writes the shuffle
+        brain = active_brain()
+        data = sorted(local.rglob("shuffle_*.data"))
+        assert len(data) == PARTS, data
+        data[0].unlink()
+        for g in (map_gate, cached_gate):
+            open(g, "w").close()
+        result: list[int] = []
+
+        def run_job():  # job groups are per thread
+            sc.setJobGroup("fetch", "the job whose reduce tasks lose a map output")
+            result.append(pairs.union(b).mapPartitionsWithIndex(result_waits).count())
+        job = threading.Thread(target=run_job)
+        job.start()
+        tracker = sc.statusTracker()
+        (job_id,) = wait_until(lambda: tracker.getJobIdsForGroup("fetch"), "the job to start")
+        stage = max(tracker.getJobInfo(job_id).stageIds)  # its result stage
+
+        def seen(kind: str, times: int):
+            def pred():
+                brain.sync()
+                with brain._lock:
+                    events = brain.recorder.events
+                    if sum(e.kind == kind and e.stage_id == stage for e in events) >= times:
+                        return len(events), dict(brain.planner.refs.pending.get(stage, {}))
+            return pred
+        wait_until(seen("stage_completed", 1), "the first attempt to fail", timeout=90)
+        open(result_gate, "w").close()
+        os.remove(map_gate)
+        n, pending = wait_until(seen("stage_submitted", 2), "the second attempt", timeout=90)
+        for g in (result_gate, cached_gate):
+            os.remove(g)
+        job.join(120)
+        assert result == [2 * N]
+        sc._jsc.sc().listenerBus().waitUntilEmpty()
+        brain.sync()
+        with brain._lock:
+            later = {e.partition for e in brain.recorder.events[n:]
+                     if e.kind == "task" and e.stage_id == stage}
+            assert set(pending) == later == set(range(PARTS + 1)), (sorted(pending), later)
+            assert (b.id(), 0) in pending[PARTS]
+            assert not any(brain.planner.refs.count.values())
+            assert brain.stats()["degraded"] is None
+    finally:
+        spark.stop()
