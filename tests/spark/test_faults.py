@@ -248,6 +248,39 @@ def test_an_executor_killed_mid_job_loses_its_blocks_and_its_replacement_gets_th
 
 
 
+def in_thread(action) -> tuple[threading.Thread, list]:
+    """A Spark action run in a thread (it waits on gates); its result lands in the list."""
+    result: list = []
+    job = threading.Thread(target=lambda: result.append(action()))
+    job.start()
+    return job, result
+
+
+def release_and_finish(sc, brain, job, result: list, want, *gates: str) -> None:
+    """Opens the gates: the job returns ``want``; once Spark's listeners and the brain caught up,
+    no reference is left and the brain never degraded."""
+    for g in gates:
+        os.remove(g)
+    job.join(120)
+    assert result == [want]
+    sc._jsc.sc().listenerBus().waitUntilEmpty()
+    brain.sync()
+    with brain._lock:
+        assert not any(brain.planner.refs.count.values())
+        assert brain.stats()["degraded"] is None
+
+
+def planned_map_stage(brain) -> tuple | None:
+    """(stage, its partitions holding references, every count) of a map stage the brain holds
+    references for, or None."""
+    brain.sync()
+    with brain._lock:
+        refs = brain.planner.refs
+        return next(((s, set(refs.pending[s]), dict(refs.count))
+                     for s, st in brain.planner.dag.stages.items()
+                     if st.shuffle >= 0 and refs.pending.get(s)), None)
+
+
 @pytest.mark.cluster
 def test_a_map_stage_that_recomputes_lost_output_references_only_what_it_recomputes(tmp_path):
     """An executor dies after a job wrote a shuffle: Spark drops the map outputs it held, and
@@ -286,33 +319,17 @@ def test_a_map_stage_that_recomputes_lost_output_references_only_what_it_recompu
         wait_until(removed, "Spark to remove the killed executor")
 
         open(gate, "w").close()
-        result: list[int] = []
-        job = threading.Thread(target=lambda: result.append(pairs.count()))
-        job.start()
-
-        def rerun() -> tuple | None:
-            brain.sync()
-            with brain._lock:
-                refs, dag = brain.planner.refs, brain.planner.dag
-                return next(((s, set(refs.pending[s]), dict(refs.count))
-                             for s, st in dag.stages.items()
-                             if st.shuffle >= 0 and refs.pending.get(s)), None)
-        stage, registered, counts = wait_until(rerun, "the brain planning the map stage again",
-                                               timeout=90)
+        job, result = in_thread(pairs.count)
+        stage, registered, counts = wait_until(lambda: planned_map_stage(brain),
+                                               "the brain planning the map stage again", timeout=90)
         assert 0 < len(registered) < PARTS, registered
         assert {q: counts.get((a.id(), q), 0) for q in range(PARTS)} == {
             q: int(q in registered) for q in range(PARTS)}
-        os.remove(gate)
-        job.join(120)
-        assert result == [N]
-        sc._jsc.sc().listenerBus().waitUntilEmpty()
-        brain.sync()
+        release_and_finish(sc, brain, job, result, N, gate)
         with brain._lock:
             ran = {e.partition for e in brain.recorder.events
                    if e.kind == "task" and e.stage_id == stage}
-            assert ran == registered, "the tasks Spark ran are those the brain referenced"
-            assert not any(brain.planner.refs.count.values())
-            assert brain.stats()["degraded"] is None
+        assert ran == registered, "the tasks Spark ran are those the brain referenced"
     finally:
         spark.stop()
 
@@ -344,16 +361,8 @@ def test_map_tasks_spark_reruns_after_their_executor_died_reference_their_reads_
         pids = wait_until(lambda: len(p := executor_pids(sc.applicationId)) == 2 and p,
                           "two executor JVMs")
         open(gate, "w").close()
-        result: list[int] = []
-        job = threading.Thread(target=lambda: result.append(pairs.count()))
-        job.start()
-
-        def map_stage() -> int | None:
-            brain.sync()
-            with brain._lock:
-                return next((s for s, st in brain.planner.dag.stages.items()
-                             if st.shuffle >= 0 and brain.planner.refs.pending.get(s)), None)
-        stage = wait_until(map_stage, "the map stage planned")
+        job, result = in_thread(pairs.count)
+        stage = wait_until(lambda: planned_map_stage(brain), "the map stage planned")[0]
 
         def runs() -> dict[int, list[str]]:
             brain.sync()
@@ -383,14 +392,7 @@ def test_map_tasks_spark_reruns_after_their_executor_died_reference_their_reads_
             assert set(brain.planner.refs.pending[stage]) == lost | gated
         assert {q: counts.get((a.id(), q), 0) for q in range(PARTS)} == {
             q: int(q in lost | gated) for q in range(PARTS)}
-        os.remove(gate)
-        job.join(120)
-        assert result == [N]
-        sc._jsc.sc().listenerBus().waitUntilEmpty()
-        brain.sync()
-        with brain._lock:
-            assert not any(brain.planner.refs.count.values())
-            assert brain.stats()["degraded"] is None
+        release_and_finish(sc, brain, job, result, N, gate)
         ran = runs()
         assert {q: len(w) for q, w in ran.items()} == {q: 1 + (q in lost) for q in range(PARTS)}
     finally:
@@ -438,13 +440,11 @@ def test_a_stage_rerun_after_a_fetch_failure_references_the_tasks_it_runs_again(
         data[0].unlink()
         for g in (map_gate, cached_gate):
             open(g, "w").close()
-        result: list[int] = []
 
         def run_job():  # job groups are per thread
             sc.setJobGroup("fetch", "the job whose reduce tasks lose a map output")
-            result.append(pairs.union(b).mapPartitionsWithIndex(result_waits).count())
-        job = threading.Thread(target=run_job)
-        job.start()
+            return pairs.union(b).mapPartitionsWithIndex(result_waits).count()
+        job, result = in_thread(run_job)
         tracker = sc.statusTracker()
         (job_id,) = wait_until(lambda: tracker.getJobIdsForGroup("fetch"), "the job to start")
         stage = max(tracker.getJobInfo(job_id).stageIds)  # its result stage
@@ -461,18 +461,11 @@ def test_a_stage_rerun_after_a_fetch_failure_references_the_tasks_it_runs_again(
         open(result_gate, "w").close()
         os.remove(map_gate)
         n, pending = wait_until(seen("stage_submitted", 2), "the second attempt", timeout=90)
-        for g in (result_gate, cached_gate):
-            os.remove(g)
-        job.join(120)
-        assert result == [2 * N]
-        sc._jsc.sc().listenerBus().waitUntilEmpty()
-        brain.sync()
+        release_and_finish(sc, brain, job, result, 2 * N, result_gate, cached_gate)
         with brain._lock:
             later = {e.partition for e in brain.recorder.events[n:]
                      if e.kind == "task" and e.stage_id == stage}
-            assert set(pending) == later == set(range(PARTS + 1)), (sorted(pending), later)
-            assert (b.id(), 0) in pending[PARTS]
-            assert not any(brain.planner.refs.count.values())
-            assert brain.stats()["degraded"] is None
+        assert set(pending) == later == set(range(PARTS + 1)), (sorted(pending), later)
+        assert (b.id(), 0) in pending[PARTS]
     finally:
         spark.stop()
