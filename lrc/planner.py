@@ -197,7 +197,8 @@ class Planner(StageWalks, PredictedRefs):
         earlier attempt ended (a rerun after a fetch failure or a lost executor: the ended
         attempt dropped the stage's references), at the running stage's place in the order.
         ``partitions``: those the attempt computes when not all (the listener asks Spark's
-        scheduler; a trace does not say, so a replay plans them all); the others hold none."""
+        scheduler; a trace does not say, so a replay plans them all): exactly those hold
+        references, whatever the job start planned."""
         stage = self.dag.stages.get(stage_id)
         if stage is not None:
             rerun = stage_id in self.completed
@@ -206,8 +207,9 @@ class Planner(StageWalks, PredictedRefs):
                 runs = set(stage.partitions)
                 for p in [p for p in self.refs.pending.get(stage_id, ()) if p not in runs]:
                     self.refs.finish_task(stage_id, p)
-            if rerun or stage_id not in self.planned:
-                self._plan_stage(stage, set(), seq=self.refs.now if rerun else None)
+            if rerun or stage_id not in self.planned or partitions is not None:
+                self._plan_stage(stage, set(), seq=self.refs.now if rerun
+                                 else self.refs.stage_seq.get(stage_id))
         seq = self.refs.stage_seq.get(stage_id)
         if seq is not None:
             self.refs.advance(seq)

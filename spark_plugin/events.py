@@ -144,7 +144,8 @@ def job_from_event(ev: JobStart, described: Sequence[StageInfo] | None = None,
             num_tasks=s.tasks,
             parent_ids=s.parents,
             job_id=ev.job,
-            partitions=None if s.tasks >= parts else tuple(range(s.tasks)),
+            partitions=s.parts if s.parts is not None
+            else None if s.tasks >= parts else tuple(range(s.tasks)),
             gpus=s.gpus,
             shuffle=s.shuffle,
         ))

@@ -21,7 +21,9 @@ said so below.
                      shuffle (shuffle id it writes, -1 for a result stage), rdd_ids (all its
                      RDDs), rdds: [rdd] (only those no earlier job_start described with the
                      same fields: the listener remembers 1,024; `describeStages` describes all),
-                     gpus (GPUs per task of its resource profile; absent: 0, a CPU stage)
+                     gpus (GPUs per task of its resource profile; absent: 0, a CPU stage),
+                     parts (the partitions a result stage computes when not 0..tasks-1: a
+                     take's later scans; absent: the first `tasks`)
       rdd            id, name, callsite (where the application created it), parts,
                      level ("MEMORY_ONLY", ..., "NONE"), cached, parents,
                      deps: [dep] (optional)
@@ -130,7 +132,7 @@ RddInfo = _record("RddInfo", id=int, name=str, callsite=str, parts=int, level=st
                   deps=(tuple[Dependency, ...] | None, field(default=None)))
 StageInfo = _record("StageInfo", stage=int, attempt=int, rdd=int, tasks=int, parents=Ints,
                     shuffle=int, rdd_ids=Ints, rdds=tuple[RddInfo, ...],
-                    gpus=(float, field(default=0.0)))
+                    gpus=(float, field(default=0.0)), parts=(Ints | None, field(default=None)))
 Eviction = _record("Eviction", block=str, order=str, priority=float | None,
                    for_block=(str | None, field(metadata={"wire": "for"})))
 

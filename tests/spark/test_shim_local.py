@@ -252,6 +252,29 @@ def test_a_job_start_names_what_earlier_ones_described_by_id_only(spark):
         assert again[0]["rdds"] == []
 
 
+def test_a_result_stage_on_chosen_partitions_names_them_at_its_job_start(spark):
+    """A take scans partitions job by job: [0], then [1..4], then [5..7]. Each job start names
+    the partitions its result stage computes when they are not 0..n-1, and they are those its
+    tasks then run (the brain plans them: `events.job_from_event`)."""
+    from spark_plugin import wire
+    from spark_plugin.events import job_from_event
+
+    sc = spark.sparkContext
+    ev = Events(spark)
+    ev.clear()
+    assert sc.parallelize(range(8), 8).filter(lambda x: x >= 6).take(1) == [6]
+    evs = ev.wait_for(job_done(3))
+    scans = []
+    for start in (e for e in evs if e["e"] == "job_start"):
+        _, stages, _ = job_from_event(wire.decode_event(json.dumps(start)))
+        (result,) = stages
+        ran = sorted(e["partition"] for e in evs
+                     if e["e"] == "task_end" and e["stage"] == result.id)
+        assert list(result.task_partitions()) == ran
+        scans.append(ran)
+    assert scans == [[0], [1, 2, 3, 4], [5, 6, 7]]
+
+
 def test_a_job_start_describes_an_rdd_again_only_when_its_description_changed(spark):
     """The listener compares each RDD's description field by field with what it sent (no JSON
     written for an unchanged one): persisted or renamed since, the RDD is described again with

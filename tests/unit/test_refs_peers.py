@@ -205,6 +205,10 @@ def test_an_attempt_that_computes_part_of_its_stage_holds_only_those_references(
     p.stage_submitted(3, (0, 3))  # (a result stage's attempt on part of its partitions)
     assert [p.refs.refs((3, q)) for q in range(4)] == [1, 0, 0, 1]
     assert sorted(p.refs.pending[3]) == [0, 3]
+    p.add_job(Job(2, (4,)), [Stage(4, 4, 2, partitions=(0, 1))], [])  # (a take's first guess)
+    seq = p.refs.stage_seq[4]
+    p.stage_submitted(4, (1, 2))  # (what the attempt runs wins over what was planned)
+    assert sorted(p.refs.pending[4]) == [1, 2] and p.refs.stage_seq[4] == seq
 
 
 @st.composite

@@ -141,6 +141,18 @@ def test_a_stage_bound_to_gpus_carries_them_into_the_planners_stage():
         wire.decode_event(json.dumps(ev))
 
 
+def test_a_result_stage_on_chosen_partitions_carries_them_into_the_planners_stage():
+    """`parts` is written only for a result stage whose partitions are not 0..tasks-1."""
+    from spark_plugin.events import job_from_event
+
+    ev = line_of("job_start")
+    _, stages, _ = job_from_event(wire.decode_event(json.dumps(ev)))
+    assert all(s.parts is None for s in wire.decode_event(json.dumps(ev)).stages)
+    ev["stages"][0]["parts"] = [5, 2]
+    _, chosen, _ = job_from_event(wire.decode_event(json.dumps(ev)))
+    assert chosen[0].partitions == (5, 2) and chosen[1:] == stages[1:]
+
+
 def test_a_stage_attempt_on_part_of_its_partitions_names_them():
     """`parts` is written only for an attempt that computes part of its stage (a rerun, or a
     shuffle partly lost): absent, all of them."""

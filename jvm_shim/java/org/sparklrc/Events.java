@@ -89,8 +89,9 @@ final class Events {
    * One stage of a job start (also of LrcBridge.describeStages): {@code rddIds} all its RDDs,
    * {@code rdds} the descriptions of those not described before with the same fields.
    */
+  /** {@code parts}: the partitions a result stage computes when not 0..tasks-1 (else null). */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
-      int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus) {
+      int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus, int[] parts) {
     ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
         .put("rdd", finalRdd).put("tasks", tasks);
     n.set("parents", ints(parents));
@@ -99,6 +100,12 @@ final class Events {
     n.set("rdds", rdds);
     if (gpus > 0) {  // a stage bound to GPUs by its resource profile; absent: a CPU stage
       n.put("gpus", gpus);
+    }
+    if (parts != null) {
+      ArrayNode a = n.putArray("parts");
+      for (int p : parts) {
+        a.add(p);
+      }
     }
     return n;
   }

@@ -79,6 +79,23 @@ final class Lineage {
   }
 
   /**
+   * The partitions of its RDD a result stage computes when they are not 0..n-1 (a take's later
+   * scans, runJob on chosen partitions), else null.
+   */
+  static int[] resultPartitions(Stage s) {
+    if (!(s instanceof ResultStage)) {
+      return null;
+    }
+    int[] parts = ((ResultStage) s).partitions();
+    for (int i = 0; i < parts.length; i++) {
+      if (parts[i] != i) {
+        return parts.clone();
+      }
+    }
+    return null;
+  }
+
+  /**
    * The partitions a stage attempt computes, or null when it computes all of them (or the
    * scheduler no longer has the stage). A later attempt (after a fetch failure), or a first one
    * whose shuffle output is partly there (an executor lost since another job wrote it), runs
@@ -269,7 +286,8 @@ final class Lineage {
           r.getStorageLevel(), parents).node());
     }
     return Events.stage(s.id(), s.latestInfo().attemptNumber(), s.rdd().id(), s.numTasks(),
-        parentStages, shuffle, rddIds, rddNodes, gpusPerTask(sc, s.resourceProfileId()));
+        parentStages, shuffle, rddIds, rddNodes, gpusPerTask(sc, s.resourceProfileId()),
+        resultPartitions(s));
   }
 
   /** GPUs each task of a stage with this resource profile holds (0: a CPU stage, or unknown). */

@@ -148,7 +148,8 @@ public class LrcListener extends SparkListener {
     }
     return Events.stage(si.stageId(), si.attemptNumber(), finalRdd, si.numTasks(),
         Lineage.ints(si.parentIds()), shuffle, rddIds, rdds,
-        Lineage.gpusPerTask(c, si.resourceProfileId()));
+        Lineage.gpusPerTask(c, si.resourceProfileId()),
+        live == null ? null : Lineage.resultPartitions(live));
   }
 
   private static long timeOr(scala.Option<Object> t) {
