@@ -93,6 +93,9 @@ class Planner(StageWalks, PredictedRefs):
         self.predictor = (Predictor(kinds=predict_kinds) if predict and not self.policy.constant
                           else None)
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
+        # jobs planned with predictions on; of those started with some: their cached reads, and
+        # how many held a predicted reference at the start (`_count_foreseen`)
+        self.foreseen = {"jobs": 0, "predicted_jobs": 0, "reads": 0, "foreseen": 0}
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._recurring: Counter[str] = Counter()  # dataset (`_site`) -> generations cached
         self.state_read = state_read  # the newest generation keeps a read (`_predict`)
@@ -164,9 +167,9 @@ class Planner(StageWalks, PredictedRefs):
         The job replaces every predicted reference; then it predicts the jobs after it.
         ``fresh``: the caller keeps no reference to ``stages``/``rdds`` (the brain's), so the DAG
         keeps them uncopied (GraphX: a quarter of a job start's time)."""
-        before = None
+        before = held = None
         if self.predictor is not None:
-            self._drop_predictions()
+            held = self._drop_predictions()
             before = (self._generations(), set(self.dag.rdds))
         for r in rdds:
             self.dag.add_rdd(r if fresh else replace(r))
@@ -190,6 +193,7 @@ class Planner(StageWalks, PredictedRefs):
             if s.id not in self.completed and s.shuffle not in self.written:
                 self._plan_stage(s, created, lazy)
         if before is not None:
+            self._count_foreseen(job, held)
             self._predict(job, *before)
 
     def stage_submitted(self, stage_id: int, partitions: Sequence[int] | None = None) -> None:

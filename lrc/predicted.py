@@ -42,10 +42,28 @@ class PredictedRefs:
     def _block(self, key: Hashable) -> Block:
         return key if self.block_ids is None else self.block_ids.blocks[key]
 
-    def _drop_predictions(self) -> None:
+    def _drop_predictions(self) -> set[Hashable]:
+        """Drops the predicted references; returns the blocks that held one."""
+        pending, held = self.refs.pending, set()
         for sid in self.predicted:
+            for reads in pending.get(sid, {}).values():
+                held.update(reads)
             self.refs.forget_stage(sid)
         self.predicted.clear()
+        return held
+
+    def _count_foreseen(self, job: Job, held: set[Hashable]) -> None:
+        """How much of a job's plan the table in force at its start already had: the cached
+        blocks its tasks read that held a predicted reference then (``foreseen``), counted over
+        the jobs that started while predictions were registered."""
+        f = self.foreseen
+        f["jobs"] += 1
+        if held:
+            reads = {b for s in job.stage_ids if s >= 0
+                     for task in self.refs.pending.get(s, {}).values() for b in task}
+            f["predicted_jobs"] += 1
+            f["reads"] += len(reads)
+            f["foreseen"] += len(reads & held)
 
     def _stored_reads(self, stage_id: int) -> list[tuple]:
         """The reads of the stage's pending tasks as a later iteration's tasks will make them:

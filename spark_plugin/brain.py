@@ -476,7 +476,7 @@ class Brain:
                 brain_cpu_s=round(self._cpu_s, 3), events=self.events, event_batches=self.batches,
                 plugin_cpu_s=self.metrics.plugin_cpu(self.bridge.plugin_cpu(), self._cpu_s),
                 negative_decrements=self.planner.refs.negative_decrements,
-                gpus=gpus_of(self.executors), **extra,
+                gpus=gpus_of(self.executors), foreseen=dict(self.planner.foreseen), **extra,
                 memory_pressure=self.pace.stats())
 
     def post_summary(self) -> None:

@@ -10,7 +10,10 @@ spark-lrc on, and prints, per run and pooled over runs, the brain's `stats()` la
   lag; issue 10's table latency);
 - `push_lag_ms`: publish -> applied, per executor and version;
 - `plan_breakdown_ms`: job start -> decoded in the brain, the planner's add_job, the publish;
-- `job_start_chars`: the size of the job_start lines.
+- `job_start_chars`: the size of the job_start lines;
+- `foreseen`: jobs planned, those that started while predictions (crd, mrd) were registered,
+  their cached reads, and how many of those the table in force at their start already ranked as
+  predicted reads (`Planner.foreseen`): that part of a plan is in force before its job starts.
 Run it under the machine lock (`flock /tmp/machine.lock python -m workloads.plan_latency`).
 """
 from __future__ import annotations
@@ -77,6 +80,7 @@ def main(argv: list[str] | None = None) -> dict:
         run["plan_breakdown_ms"] = st["plan_breakdown_ms"]
         run["job_start_chars"] = st["job_start_chars"]
         run["whole_replies"] = st["whole_replies"]
+        run["foreseen"] = st["foreseen"]
         runs.append(run)
         print(json.dumps(run, indent=1))
     out = {"runs": runs, "pooled": {"plan_latency_ms": _summary(pooled_plan),

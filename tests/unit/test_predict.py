@@ -172,3 +172,14 @@ def test_a_missing_block_is_predicted_read_itself_not_through_its_inputs():
     assert p.predicted
     assert refs_of(p, "zipped") == [1, 1, 1, 1]  # partition 2 too, though it is not stored
     assert refs_of(p, "data") == [0, 0, 0, 0] and refs_of(p, "norms") == [0, 0, 0, 0]
+
+
+def test_a_job_counts_how_much_of_its_plan_the_predictions_had_before_it_started():
+    """`Planner.foreseen`: from the third iteration on, every cached block an iteration reads
+    held a predicted reference when its job started; the first job started with none."""
+    after = [run_jobs(iterative(iters=6), jobs=jobs).foreseen for jobs in (1, 3, 6)]
+    assert after[0] == {"jobs": 1, "predicted_jobs": 0, "reads": 0, "foreseen": 0}
+    assert after[1]["foreseen"] < after[1]["reads"]  # (the first iteration: half foreseen)
+    assert after[2]["predicted_jobs"] - after[1]["predicted_jobs"] == 3
+    assert after[2]["reads"] - after[1]["reads"] == after[2]["foreseen"] - after[1]["foreseen"] == 24
+    assert Planner("mrd", predict=False).foreseen["jobs"] == 0
