@@ -199,10 +199,22 @@ def _rdds(st: dict) -> list[str]:
     return lines
 
 
+def _foreseen_line(f: dict) -> str:
+    """The part of the plans in force before their jobs started (`Planner.foreseen`)."""
+    jobs, predicted, reads, seen = (_num(f.get(k)) for k in
+                                    ("jobs", "predicted_jobs", "reads", "foreseen"))
+    if not jobs or None in (predicted, reads, seen):
+        return f"  {'foreseen':<15}-"
+    share = f" ({seen / reads:.0%})" if reads else ""
+    return (f"  {'foreseen':<15}{predicted} of {jobs} jobs started with predictions: "
+            f"{seen} of their {reads} cached reads ranked before the job{share}")
+
+
 def _costs(st: dict) -> list[str]:
     return ["brain costs", _summary_line("plan latency", st.get("plan_latency_ms"), "plans"),
             _summary_line("push lag", st.get("push_lag_ms"), "pushes"),
             _summary_line("in force", st.get("in_force_ms"), "jobs"),
+            _foreseen_line(_d(st.get("foreseen"))),
             _summary_line("executor wait", st.get("executor_wait_ms"), "waits"),
             f"  {'brain CPU':<15}{_fmt(st.get('brain_cpu_s'), 2)} s",
             f"  {'plugin CPU':<15}{_fmt(_d(st.get('plugin_cpu_s')).get('total'), 2)} s (all parts,"

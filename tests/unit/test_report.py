@@ -138,6 +138,14 @@ def test_per_rdd_hits_and_misses_when_the_stats_have_them():
     assert "not in these stats" not in out
 
 
+def test_the_part_of_the_plans_in_force_before_their_jobs_is_spelled_out():
+    out = render(stats(foreseen={"jobs": 14, "predicted_jobs": 12, "reads": 84, "foreseen": 63}))
+    assert ("foreseen       12 of 14 jobs started with predictions: 63 of their 84 cached reads "
+            "ranked before the job (75%)") in out
+    for bad in ({}, {"jobs": 0}, {"jobs": 3, "predicted_jobs": "x", "reads": 1, "foreseen": 1}):
+        assert "foreseen       -" in render(stats(foreseen=bad))
+
+
 def test_missing_fields_print_as_dashes():
     out = render({"policy": "lerc", "evictions_per_executor": {"0": 3}})
     assert "policy lerc" in out
