@@ -39,8 +39,9 @@ class CompiledTrace:
                 ex = int(e.executor) if e.executor is not None and e.executor.isdigit() else -1
                 self.events.append((2, e.stage_id, e.partition, ex, reads, creates, e.duration_s,
                                     e.exec_bytes or 0, order[2]))
-            else:
-                self.events.append((k, {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)))
+            else:  # (a stage attempt on part of its stage: its partitions third)
+                arg = {0: e.job_id, 4: e.job_id, 5: e.rdd_id}.get(k, e.stage_id)
+                self.events.append((k, arg) if e.partitions is None else (k, arg, e.partitions))
         self.total_bytes = sum(self._size(b) for b in self.blocks)
         self.inputs: list[tuple[int, ...]] = []
         i = 0

@@ -114,6 +114,8 @@ class _Parser:
         self.gpus: dict[int, float] = {}  # resource profile -> GPUs per task (stage-level)
         self.shuffle_ids: dict[int, int] = {}  # a map stage's final RDD -> its shuffle's number
         self.skipped: Counter = Counter()
+        # an attempt on part of its stage -> its submission and its tasks' partitions (set last)
+        self.part_attempts: dict[tuple[Any, Any], tuple[Event, set[int]]] = {}
         self._logged = 0
 
     def warn(self, msg: str) -> None:
@@ -199,9 +201,29 @@ class _Parser:
                     old = self.info_sizes.get(rid, (0, 0))
                     if max(mem, disk) / n > (old[0] / old[1] if old[1] else 0):
                         self.info_sizes[rid] = (max(mem, disk), n)
-        self.events.append(Event(kind, stage_id=sid))
+        ev = Event(kind, stage_id=sid)
+        n, attempt = si.get("Number of Tasks"), si.get("Stage Attempt ID", 0)
+        if kind == "stage_submitted" and isinstance(n, int) and (
+                attempt != 0 or n < self._parts(sid)):
+            self.part_attempts[(sid, attempt)] = (ev, set())  # a rerun, a take's later scan
+        self.events.append(ev)
+
+    def _attempt_task(self, e: dict) -> None:
+        """A task (any outcome) of an attempt on part of its stage: one of its partitions."""
+        attempt = self.part_attempts.get((e.get("Stage ID"), e.get("Stage Attempt ID")))
+        ti = e.get("Task Info")
+        if attempt is not None and isinstance(ti, dict):
+            p = ti.get("Partition ID", -1)
+            p = ti.get("Index") if p is None or p == -1 else p
+            if type(p) is int and 0 <= p < self._parts(e["Stage ID"]):
+                attempt[1].add(p)
+
+    def _parts(self, sid: int) -> int:
+        """Partitions of the stage's final RDD (0 when no job start described it)."""
+        return getattr(self.rdds.get(self.stages[sid].rdd_id), "parts", 0)
 
     def task_end(self, e: dict) -> None:
+        self._attempt_task(e)
         reason = get_field(e, "Task End Reason")
         if not (isinstance(reason, dict) and reason.get("Reason") == "Success"):
             return
@@ -403,6 +425,8 @@ class _Parser:
             dag.add_stage(s)
         for j in self.jobs.values():
             dag.add_job(j)
+        for ev, parts in self.part_attempts.values():
+            ev.partitions = tuple(sorted(parts))
         try:
             dag.validate()
             trace = build_trace(dag, self.events, self.sizes, self.ever_cached,

@@ -5,7 +5,8 @@ cannot produce with Spark in a test's time, and its parser must be exercised on 
 is known. The writer emits what ``lrc.eventlog`` reads, with Spark's field names: a resource
 profile per GPU amount of the GPU stages, job starts with each stage's "RDD Info" (the stage's
 narrow lineage, its final RDD first; parents listed by id, so a parent outside the stage is a
-shuffle) and its "Resource Profile Id", stage submissions and completions, one successful task
+shuffle) and its "Resource Profile Id", stage submissions and completions (a submission after the
+first is the stage's next attempt, with the number of partitions it computes), one successful task
 end per task event (duration from the trace, 1 ms when it has none; its input metrics count the
 bytes of the cached blocks it read, as Spark's do), block updates for the cached
 blocks a task creates (``block_updates=True``, like ``spark.eventLog.logBlockUpdates.enabled``),
@@ -83,6 +84,7 @@ def event_lines(trace: Trace, block_updates: bool = True) -> Iterator[str]:
                          "Resource Name": "gpu", "Amount": max(1, round(gpus)),
                          "Discovery Script": "", "Vendor": ""}},
                      "Task Resource Requests": {"gpu": {"Resource Name": "gpu", "Amount": gpus}}})
+    attempts: dict[int, int] = {}  # stage -> its latest attempt (a trace's reruns)
     for ev in trace.events:
         k = ev.kind
         if k == "job_start":
@@ -91,17 +93,21 @@ def event_lines(trace: Trace, block_updates: bool = True) -> Iterator[str]:
                          "Submission Time": clock,
                          "Stage Infos": [_stage_info(dag, s, profiles) for s in job.stage_ids],
                          "Stage IDs": list(job.stage_ids)})
-        elif k in ("stage_submitted", "stage_completed"):
-            name = "SparkListenerStageSubmitted" if k == "stage_submitted" \
-                else "SparkListenerStageCompleted"
-            yield dumps({"Event": name, "Stage Info": {"Stage ID": ev.stage_id,
-                                                       "Stage Attempt ID": 0}})
+        elif k == "stage_submitted":
+            attempt = attempts[ev.stage_id] = attempts.get(ev.stage_id, -1) + 1
+            info = {"Stage ID": ev.stage_id, "Stage Attempt ID": attempt}
+            if ev.partitions is not None:  # (an attempt on part of its stage)
+                info["Number of Tasks"] = len(ev.partitions)
+            yield dumps({"Event": "SparkListenerStageSubmitted", "Stage Info": info})
+        elif k == "stage_completed":
+            yield dumps({"Event": "SparkListenerStageCompleted", "Stage Info": {
+                "Stage ID": ev.stage_id, "Stage Attempt ID": attempts.get(ev.stage_id, 0)}})
         elif k == "task":
             ms = max(1, round((ev.duration_s or 0.0) * 1000))
             task_id += 1
             executor = ev.executor or "0"
             yield dumps({"Event": "SparkListenerTaskEnd", "Stage ID": ev.stage_id,
-                         "Stage Attempt ID": 0, "Task Type": "ResultTask",
+                         "Stage Attempt ID": attempts.get(ev.stage_id, 0), "Task Type": "ResultTask",
                          "Task End Reason": {"Reason": "Success"},
                          "Task Info": {"Task ID": task_id, "Index": ev.partition, "Attempt": 0,
                                        "Partition ID": ev.partition, "Launch Time": clock,

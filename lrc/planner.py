@@ -201,7 +201,7 @@ class Planner(StageWalks, PredictedRefs):
         earlier attempt ended (a rerun after a fetch failure or a lost executor: the ended
         attempt dropped the stage's references), at the running stage's place in the order.
         ``partitions``: those the attempt computes when not all (the listener asks Spark's
-        scheduler; a trace does not say, so a replay plans them all): exactly those hold
+        scheduler; a trace keeps them, an event log's are its tasks'): exactly those hold
         references, whatever the job start planned."""
         stage = self.dag.stages.get(stage_id)
         if stage is not None:

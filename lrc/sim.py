@@ -205,8 +205,9 @@ class _Replay:
                 self.planner.set_cached(b, False)
             self.planner.rdd_unpersisted(rdd_id)
 
-    def control(self, kind: int, arg: int) -> None:
-        """Job start/end, stage submitted/completed, unpersist."""
+    def control(self, kind: int, arg: int, partitions: tuple[int, ...] | None = None) -> None:
+        """Job start/end, stage submitted (``partitions``: those the attempt computes, when
+        not all) or completed, unpersist."""
         if kind == 5:
             self.unpersist(arg)
         p = self.planner
@@ -219,7 +220,7 @@ class _Replay:
                 rdds = [r for r in self.ct.job_rdds[arg] if r.id not in p.dag.rdds]
                 p.add_job(job, [dag.stages[s] for s in job.stage_ids], rdds)
         elif kind == 1:
-            p.stage_submitted(arg)
+            p.stage_submitted(arg, partitions)
         elif kind == 3:
             p.stage_completed(arg)
         elif kind == 4:
@@ -375,7 +376,7 @@ class _Replay:
                         waiting, stage_places(waiting, where, disk_at, inputs))
                 ev = q.next(ev[3] if 0 <= ev[3] < n else ev[2] % n)
             if ev[0] != 2:
-                self.control(ev[0], ev[1])
+                self.control(*ev)
                 if planner is not None:
                     reorder()
                 if ev[0] == 1 and mixed is not None and mixed.placement \

@@ -3,7 +3,9 @@
 On disk (DESIGN.md section 2), ``.parquet``: one row per event with columns
 ``kind`` (job_start | stage_submitted | task | stage_completed | job_end | unpersist),
 ``job_id``, ``stage_id``, ``partition``, ``executor`` (string), ``reads`` and ``creates``
-(``list<struct<rdd:int32, part:int32>>``), ``duration_s``, ``rdd_id`` (null where unused), and the
+(``list<struct<rdd:int32, part:int32>>``), ``duration_s``, ``rdd_id``, ``partitions``
+(``list<int32>``: those a stage_submitted attempt computes when not all of the stage's: a rerun,
+a partly lost shuffle; absent in older traces) (null where unused), and the
 DAG as JSON under the key-value metadata key ``lrc.dag`` (``lrc.format`` = "1").
 ``.json``: ``{"format": 1, "dag": {...}, "events": [{"kind": "task", "stage_id": 1, ...}]}`` with
 blocks as ``[rdd, part]`` pairs; handy for small hand-written traces.
@@ -43,12 +45,15 @@ class Event:
     duration_s: float | None = None
     rdd_id: int | None = None
     exec_bytes: int | None = None  # a task's peak execution memory from the pool (lrc.execmem)
+    partitions: tuple[int, ...] | None = None  # a stage attempt's, when not all of the stage's
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"event kind {self.kind!r} is not one of {', '.join(KINDS)}")
         self.reads = tuple((int(r), int(p)) for r, p in self.reads)
         self.creates = tuple((int(r), int(p)) for r, p in self.creates)
+        if self.partitions is not None:
+            self.partitions = tuple(int(p) for p in self.partitions)
         need = {"job_start": "job_id", "job_end": "job_id", "stage_submitted": "stage_id",
                 "stage_completed": "stage_id", "task": "stage_id", "unpersist": "rdd_id"}[self.kind]
         if getattr(self, need) is None or (self.kind == "task" and self.partition is None):
@@ -64,8 +69,10 @@ class Event:
         return cls("job_end", job_id=job_id)
 
     @classmethod
-    def stage_submitted(cls, stage_id: int) -> "Event":
-        return cls("stage_submitted", stage_id=stage_id)
+    def stage_submitted(cls, stage_id: int, partitions: Iterable[int] | None = None) -> "Event":
+        """An attempt of the stage runs; ``partitions``: those it computes, when not all."""
+        return cls("stage_submitted", stage_id=stage_id,
+                   partitions=None if partitions is None else tuple(partitions))
 
     @classmethod
     def stage_completed(cls, stage_id: int) -> "Event":
@@ -95,6 +102,8 @@ class Event:
         if self.kind == "task":
             d["reads"] = [list(b) for b in self.reads]
             d["creates"] = [list(b) for b in self.creates]
+        if self.partitions is not None:
+            d["partitions"] = list(self.partitions)
         return d
 
 
@@ -136,13 +145,14 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
     schema = pa.schema([("kind", pa.string()), ("job_id", pa.int32()), ("stage_id", pa.int32()),
                         ("partition", pa.int32()), ("executor", pa.string()), ("reads", blocks),
                         ("creates", blocks), ("duration_s", pa.float64()), ("rdd_id", pa.int32()),
-                        ("exec_bytes", pa.int64())])
+                        ("exec_bytes", pa.int64()), ("partitions", pa.list_(pa.int32()))])
     ev = trace.events
     cols = {k: [getattr(e, k) for e in ev] for k in
             ("kind", "job_id", "stage_id", "partition", "executor", "duration_s", "rdd_id",
              "exec_bytes")}
     cols["reads"] = [[{"rdd": r, "part": p} for r, p in e.reads] for e in ev]
     cols["creates"] = [[{"rdd": r, "part": p} for r, p in e.creates] for e in ev]
+    cols["partitions"] = [None if e.partitions is None else list(e.partitions) for e in ev]
     meta = {b"lrc.dag": trace.dag.to_json().encode(), b"lrc.format": FORMAT.encode(),
             b"lrc.name": trace.name.encode(),
             **{f"lrc.{k}".encode(): json.dumps(v).encode() for k, v in _memory(trace).items()}}
@@ -217,8 +227,13 @@ def _events(rows: Iterable[dict[str, Any]], where: str) -> list[Event]:
             x = kw["exec_bytes"]
             if x is not None and (isinstance(x, bool) or not isinstance(x, int) or x < 0):
                 raise ValueError(f"exec_bytes must be a whole number >= 0; got {x!r}"[:200])
+            parts = row.get("partitions")
+            if parts is not None:
+                if not isinstance(parts, (list, tuple)):
+                    raise ValueError(f"partitions must be a list; got {parts!r}"[:200])
+                parts = [_id(q, "partition") for q in parts]
             out.append(Event(row.get("kind"), reads=_blocks(row.get("reads")),
-                             creates=_blocks(row.get("creates")), **kw))
+                             creates=_blocks(row.get("creates")), partitions=parts, **kw))
         except (TypeError, ValueError, KeyError, OverflowError) as e:
             raise ValueError(f"{where}: event {i} is malformed: {e}") from None
     return out

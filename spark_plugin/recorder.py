@@ -89,7 +89,7 @@ class TraceRecorder:
                             self.ever_cached[r.id] = r.level
                 self.events.append(Event.job_start(ev.job))
             case wire.StageSubmitted():
-                self.events.append(Event.stage_submitted(ev.stage))
+                self.events.append(Event.stage_submitted(ev.stage, ev.parts))
             case wire.StageCompleted():
                 self.events.append(Event.stage_completed(ev.stage))
             case wire.JobEnd():

@@ -72,7 +72,7 @@ def feed_planner(p, dag, e, executor: str | None = None) -> None:
         p.add_job(job, [dag.stages[s] for s in job.stage_ids],
                   dag.lineage_rdds(dag.stages[s].rdd_id for s in job.stage_ids))
     elif e.kind == "stage_submitted":
-        p.stage_submitted(e.stage_id)
+        p.stage_submitted(e.stage_id, e.partitions)
     elif e.kind == "stage_completed":
         p.stage_completed(e.stage_id)
     elif e.kind == "job_end":

@@ -52,3 +52,56 @@ def test_the_speed_harness_sizes_the_log_and_reports_each_phase():
     p = measure(300, profile=True)
     assert p["timings"]["workers"] == 1 and p["cpu_workers_s"] == pytest.approx(0, abs=0.05)
     assert "Where the time goes" in report(p, "python -m lrc whatif-speed --tasks 300")
+
+
+def rerun_trace():
+    """Job 1's result stage fails its first attempt after one task; Spark reruns map partition 1
+    and the result stage's three other partitions, each as a new attempt on part of its stage."""
+    from lrc.synth import App, o2o, shuffle
+    from lrc.trace import Event, Trace
+
+    a = App("rerun", 0, parts=4)
+    base = a.rdd(mb=1)
+    a.action(base)
+    a.action(a.rdd([shuffle(a.rdd([o2o(base)]))], mb=1))
+    tr = a.trace()
+    maps, result = tr.dag.jobs[1].stage_ids
+    run = {(e.stage_id, e.partition): e for e in tr.events if e.kind == "task"}
+    first = tr.events[:tr.events.index(next(e for e in tr.events
+                                           if e.kind == "job_start" and e.job_id == 1)) + 1]
+    events = first + [Event.stage_submitted(maps), *(run[maps, p] for p in range(4)),
+                      Event.stage_completed(maps), Event.stage_submitted(result),
+                      run[result, 0], Event.stage_completed(result),
+                      Event.stage_submitted(maps, [1]), run[maps, 1], Event.stage_completed(maps),
+                      Event.stage_submitted(result, [1, 2, 3]), *(run[result, p] for p in (1, 2, 3)),
+                      Event.stage_completed(result), Event.job_end(1)]
+    return Trace(tr.dag, events, name="rerun"), maps, result
+
+
+def test_stage_attempts_on_part_of_their_stage_survive_the_event_log_and_plan_just_that(tmp_path):
+    """A trace's rerun attempts keep their partitions through every format: json, parquet, and
+    an event log (the attempt numbers and task counts the writer gives them, the partitions the
+    reader finds in each attempt's tasks); a replay references just those partitions."""
+    from conftest import feed_planner
+    from lrc.planner import Planner
+    from lrc.trace import load_trace, save_trace
+
+    trace, maps, result = rerun_trace()
+    want = [e.partitions for e in trace.events if e.kind == "stage_submitted"]
+    assert want[-2:] == [(1,), (1, 2, 3)] and want[:-2] == [None] * (len(want) - 2)
+    back = [load_trace(save_trace(trace, tmp_path / f"t.{x}")) for x in ("json", "parquet")]
+    back.append(read_eventlog(write_eventlog(trace, tmp_path / "app.log")).trace)
+    for t in back:
+        assert [e.partitions for e in t.events if e.kind == "stage_submitted"] == want
+        assert tasks(t) == tasks(trace)
+        p = Planner("lrc", predict=False)
+        for e in t.events:
+            feed_planner(p, t.dag, e, executor="0")
+            if e.kind == "stage_submitted" and e.partitions:
+                assert sorted(p.refs.pending[e.stage_id]) == list(e.partitions)
+        assert not any(p.refs.count.values()) and p.refs.negative_decrements == 0
+    from lrc.sim import simulate  # (the simulator hands the partitions on too)
+
+    for refs in ("online", "profile"):
+        assert simulate(trace, "crd", 0.5, refs=refs).reads == sum(
+            len(e.reads) for e in trace.events if e.kind == "task")
