@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import spark_block_holders
+from conftest import feed_planner, spark_block_holders
+from lrc.eventlog import read_eventlog
+from lrc.planner import Planner
 from spark_plugin.bridge import drain_lines
 from spark_plugin.doctor import start_session
 from spark_plugin.session import active_brain
@@ -408,10 +410,15 @@ def test_a_stage_rerun_after_a_fetch_failure_references_the_tasks_it_runs_again(
     brain saw the first attempt fail, and from then on every task of the result stage. Checked
     once the brain saw the second attempt: it references exactly the tasks that attempt runs,
     the cached block's read included - the code before referenced none (the failed attempt had
-    dropped them all)."""
-    local = tmp_path / "local"
+    dropped them all). Spark's event log of the run gives the what-if the same: its trace's
+    second attempt of the result stage computes the partitions of that attempt's tasks, and a
+    replay references each of them."""
+    local, events = tmp_path / "local", tmp_path / "events"
+    events.mkdir()
     spark = start_session("local[2]", "lrc", {"spark.lrc.tracePath": str(tmp_path / "trace.json"),
-                                              "spark.local.dir": str(local)})
+                                              "spark.local.dir": str(local),
+                                              "spark.eventLog.enabled": "true",
+                                              "spark.eventLog.dir": f"file:{events}"})
     try:
         sc = spark.sparkContext
         map_gate, cached_gate, result_gate = (str(tmp_path / g) for g in ("map", "cached", "all"))
@@ -469,3 +476,16 @@ def test_a_stage_rerun_after_a_fetch_failure_references_the_tasks_it_runs_again(
         assert (b.id(), 0) in pending[PARTS]
     finally:
         spark.stop()
+    (log,) = events.iterdir()
+    trace = read_eventlog(log).trace
+    submitted = [e for e in trace.events if e.kind == "stage_submitted" and e.stage_id == stage]
+    # every reduce task failed the first attempt; the cached partition's task of the first
+    # attempt, still running, may end first and spare the second attempt its copy
+    rerun = submitted[1].partitions
+    assert submitted[0].partitions is None and set(range(PARTS)) <= set(rerun) <= set(pending)
+    planner = Planner("lrc", predict=False)
+    for e in trace.events:
+        feed_planner(planner, trace.dag, e, executor="0")
+        if e is submitted[1]:
+            assert tuple(sorted(planner.refs.pending[stage])) == rerun
+    assert not any(planner.refs.count.values()) and planner.refs.negative_decrements == 0
