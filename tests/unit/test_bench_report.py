@@ -95,6 +95,21 @@ def test_report_tables(res, tmp_path):
     assert (tmp_path / "hit_ratio_vs_fraction.png").stat().st_size > 1000
 
 
+def test_report_sums_the_foreseen_reads_over_the_repeats(res, tmp_path):
+    """The part of the plans in force before their jobs started (`stats()["foreseen"]`), summed
+    over a cell's repeats; a policy without predictions (or older results) shows "-"."""
+    for r in res["runs"]:
+        if r["policy"] == "lrc":
+            r["foreseen"] = {"jobs": 14, "predicted_jobs": 12, "reads": 84 - r["repeat"],
+                             "foreseen": 60}
+    (tmp_path / "results.json").write_text(json.dumps(res))
+    md = (tmp_path / "report.md").read_text() if render(tmp_path) else ""
+    rows = {line.split(" | ")[2]: line for line in md.splitlines()
+            if line.startswith("| pagerank | 0.5 |") and " / " in line}
+    assert "| 180/249 (72%) |" in rows["lrc"]
+    assert "| 5.0 / 9.0 | - |" in rows["lru"] and "| - |" in rows["lerc"]
+
+
 def test_checksum_mismatch_fails_the_run_and_the_report_says_so(res, tmp_path):
     bad = _run("pagerank", "lrc", 0.5, 3, 1.0, checksum="deadbeef")
     res["runs"].append(bad)

@@ -20,6 +20,14 @@ def _f(x, fmt="{:.2f}", none="-"):
     return none if x is None else fmt.format(x)
 
 
+def _foreseen(rs: list[dict]) -> str:
+    """``foreseen of reads (share)`` summed over the runs' `stats()["foreseen"]`; "-" without
+    predictions (or stats from before the count)."""
+    f = [r["foreseen"] for r in rs if isinstance(r.get("foreseen"), dict)]
+    reads, seen = (sum(x.get(k) or 0 for x in f) for k in ("reads", "foreseen"))
+    return f"{seen}/{reads} ({seen / reads:.0%})" if reads else "-"
+
+
 def _pct(x):
     return _f(x, "{:.1%}")
 
@@ -234,8 +242,12 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
 
     # ---- evictions / plan latency
     L += ["## Evictions, recomputations, plan latency (medians over repeats)", "",
+          "Foreseen: of the cached reads of the jobs that started while predictions were "
+          "registered, those the table in force already ranked as predicted reads (summed over "
+          "repeats; `stats()[\"foreseen\"]`): that part of a plan did not wait for its job's start.", "",
           "| workload | F | policy | evictions | misses (recomputed or re-read partitions) | "
-          "plan latency median / p99 (ms) | evictions per RDD (last repeat) |", "|---|---|---|---|---|---|---|"]
+          "plan latency median / p99 (ms) | foreseen | evictions per RDD (last repeat) |",
+          "|---|---|---|---|---|---|---|---|"]
     for w in wls:
         for f in fr[w]:
             for p in pols:
@@ -248,7 +260,8 @@ def report_markdown(res: dict, out: Path | None = None) -> str:
                 last = max(rs, key=lambda r: r["repeat"]).get("evictions_per_rdd") or {}
                 top = ", ".join(f"{k}:{v}" for k, v in sorted(last.items(), key=lambda kv: -kv[1])[:6])
                 L.append(f"| {w} | {fkey(f)} | {p} | {_f(median_of(runs, 'evictions', w, p, f), '{:.0f}')} | "
-                         f"{_f(median_of(runs, 'misses', w, p, f), '{:.0f}')} | {med:.1f} / {p99:.1f} | {top} |")
+                         f"{_f(median_of(runs, 'misses', w, p, f), '{:.0f}')} | {med:.1f} / {p99:.1f} | "
+                         f"{_foreseen(rs)} | {top} |")
     L.append("")
 
     # ---- Spark's own task metrics

@@ -182,7 +182,7 @@ class Bench:
             "evictions": stats.get("evictions"),
             "evictions_per_executor": stats.get("evictions_per_executor"),
             "evictions_per_rdd": stats.get("evictions_per_rdd"),
-            "plan_latency_ms": stats.get("plan_latency_ms"),
+            "plan_latency_ms": stats.get("plan_latency_ms"), "foreseen": stats.get("foreseen"),
             "executor_wait_ms": stats.get("executor_wait_ms"),
             "push_lag_ms": stats.get("push_lag_ms"),
             "degraded": stats.get("degraded"), "dropped_events": stats.get("dropped_events"),
