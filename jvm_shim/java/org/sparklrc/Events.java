@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -87,9 +88,9 @@ final class Events {
 
   /**
    * One stage of a job start (also of LrcBridge.describeStages): {@code rddIds} all its RDDs,
-   * {@code rdds} the descriptions of those not described before with the same fields.
+   * {@code rdds} the descriptions of those not described before with the same fields,
+   * {@code parts} the partitions a result stage computes when not 0..tasks-1 (else null).
    */
-  /** {@code parts}: the partitions a result stage computes when not 0..tasks-1 (else null). */
   static ObjectNode stage(int stage, int attempt, int finalRdd, int tasks, List<Integer> parents,
       int shuffle, List<Integer> rddIds, ArrayNode rdds, double gpus, int[] parts) {
     ObjectNode n = NODES.objectNode().put("stage", stage).put("attempt", attempt)
@@ -102,10 +103,7 @@ final class Events {
       n.put("gpus", gpus);
     }
     if (parts != null) {
-      ArrayNode a = n.putArray("parts");
-      for (int p : parts) {
-        a.add(p);
-      }
+      Arrays.stream(parts).forEach(n.putArray("parts")::add);
     }
     return n;
   }
