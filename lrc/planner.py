@@ -48,7 +48,8 @@ class Planner(StageWalks, PredictedRefs):
     ``state_read``: with predictions, the newest generation of a recurring dataset that no
     predicted job reads keeps one read per block (``lrc.predicted``); ``predict_kinds``: jobs
     are matched by their signature and the datasets they read (``lrc.predict``), else by the
-    signature alone. ``admit``: executors refuse stores by rank (spark.lrc.admit).
+    signature alone; ``predict_recurring``: the recurring tail after the predicted cycle (what
+    the recurring jobs among the last few read, ``lrc.predict``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
@@ -60,7 +61,8 @@ class Planner(StageWalks, PredictedRefs):
                  predict: bool | None = None, costs: MissCosts | None = None,
                  gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False,
                  state_read: bool = True, predict_kinds: bool = True,
-                 admit: bool = False, replan_missing: bool = True) -> None:
+                 predict_recurring: bool = True, admit: bool = False,
+                 replan_missing: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -90,8 +92,8 @@ class Planner(StageWalks, PredictedRefs):
         self._seq = 0
         if predict is None:
             predict = profile is None and self.policy.needs_order
-        self.predictor = (Predictor(kinds=predict_kinds) if predict and not self.policy.constant
-                          else None)
+        self.predictor = (Predictor(kinds=predict_kinds, window=8 if predict_recurring else 0)
+                          if predict and not self.policy.constant else None)
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
         # jobs planned with predictions on; of those started with some: their cached reads, and
         # how many held a predicted reference at the start (`_count_foreseen`)

@@ -19,6 +19,15 @@ again, one cycle ahead; their reads are mapped onto today's generations
 the newest generation inherits its predecessor's references and superseded ones get none. The
 next real job replaces every prediction; a kind whose predictions failed ``max_fails`` times
 in a row predicts nothing until it is right again.
+
+Loops of different periods interleave (zip pairs every round, a third pair every third round, a
+join every other; a SQL application's queries over the same cached tables), so which job follows
+a kind changes from one occurrence to the next, its predictions fail and stop, and the datasets
+every recent job read are left with no reference at all: ranked with the dead, first out. So
+after the cycle comes one more predicted job, the *recurring tail*: it reads what the recurring
+kinds among the last ``window`` jobs read (those seen at least twice) that the cycle does not
+predict already. Only while the newest job's kind recurs itself: a job never seen before says
+the application changed pattern, and what the loop read is left to decay.
 """
 from __future__ import annotations
 
@@ -55,14 +64,34 @@ class JobShape:
     def kind(self) -> tuple[str, tuple[str, ...]]:
         return self.signature, self.inputs
 
+    @classmethod
+    def merged(cls, shapes: Sequence["JobShape"]) -> "JobShape":
+        """One job that reads what ``shapes`` read: their k-th stages' tasks side by side."""
+        if len(shapes) == 1:
+            return shapes[0]
+        n = max(len(s.stages) for s in shapes)
+        stages = tuple(tuple(t for s in shapes if k < len(s.stages) for t in s.stages[k])
+                       for k in range(n))
+        gens: dict[str, int] = {}
+        for s in shapes:
+            for site, g in s.new_generations:
+                gens[site] = max(gens.get(site, 0), g)
+        weights: tuple[float, ...] = ()
+        if any(s.weights for s in shapes):
+            weights = tuple(max(s.weights[k] if k < len(s.weights) else 1.0
+                                for s in shapes if k < len(s.stages)) for k in range(n))
+        return cls(shapes[0].signature, stages, tuple(sorted(gens.items())), weights,
+                   tuple(sorted({i for s in shapes for i in s.inputs})))
+
 
 class Predictor:
     """Job shapes seen so far, and the cycle they predict (see module docstring)."""
 
     def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64,
-                 kinds: bool = True) -> None:
+                 kinds: bool = True, window: int = 8) -> None:
         self.max_jobs, self.max_fails, self.history = max_jobs, max_fails, history
         self.kinds = kinds  # False: jobs matched by signature alone (the rule before kinds)
+        self.window = window  # jobs the recurring tail looks back over; 0: none (the rule before)
         self.shapes: list[JobShape] = []
         self.fails: Counter[tuple] = Counter()  # by JobShape.kind
         self._expected: tuple[tuple, tuple] | None = None  # (predicting kind, next predicted)
@@ -80,7 +109,26 @@ class Predictor:
 
     def cycle(self) -> list[JobShape]:
         """The jobs predicted to follow the newest one: those that followed its previous
-        occurrence, up to and including the newest job's own shape (one period ahead)."""
+        occurrence, up to and including the newest job's own shape (one period ahead), then the
+        recurring tail (module docstring)."""
+        out = self._period()
+        return out + self._recurring_tail(out)
+
+    def _recurring_tail(self, cycle: list[JobShape]) -> list[JobShape]:
+        if not self.window or not self.shapes:
+            return []
+        seen = Counter(self._kind(s) for s in self.shapes)
+        if seen[self._kind(self.shapes[-1])] < 2:
+            return []
+        skip = {self._kind(s) for s in cycle}
+        tail: dict[tuple, JobShape] = {}  # the newest job of each kind
+        for s in reversed(self.shapes[-self.window:]):
+            k = self._kind(s)
+            if k not in skip and seen[k] >= 2:
+                tail.setdefault(k, s)
+        return [JobShape.merged(list(tail.values())[::-1])] if tail else []
+
+    def _period(self) -> list[JobShape]:
         self._expected = None
         if not self.shapes:
             return []

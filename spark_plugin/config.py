@@ -183,6 +183,11 @@ KEYS: tuple[Key, ...] = (
         "datasets it reads (lrc.predict); false: by the call site alone, the rule before, kept "
         "to measure the two side by side.",
         internal=True),
+    Key("spark.lrc.predictRecurring", "true", _bool,
+        "With predictions, one more predicted job after the predicted cycle reads what the "
+        "recurring jobs among the last 8 read (lrc.predict: interleaved loops and queries over "
+        "the same tables); false: none, the rule before, kept to measure the two side by side.",
+        internal=True),
     Key("spark.lrc.replanMissing", "true", _bool,
         "A cached block that is missing is planned as the block a task will store again: "
         "predictions name it, not its inputs, and under admission a job's plan references "

@@ -17,6 +17,8 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "nostate": {"spark.lrc.stateRead": "false"},
             # +nokind: predictions match jobs by call site alone (the rule before kinds)
             "nokind": {"spark.lrc.predictKinds": "false"},
+            # +norecur: no recurring tail after the predicted cycle (the rule before)
+            "norecur": {"spark.lrc.predictRecurring": "false"},
             # +noreplan: a missing block planned through its inputs (the rule before)
             "noreplan": {"spark.lrc.replanMissing": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
