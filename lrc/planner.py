@@ -17,7 +17,7 @@ from lrc.blockids import BlockIds
 from lrc.cost import GPU_COST_WEIGHT, MissCosts
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
-from lrc.predict import Predictor
+from lrc.predict import TAIL_WINDOW, Predictor
 from lrc.predicted import PredictedRefs
 from lrc.refcount import RefState
 from lrc.retries import FailedStores
@@ -49,7 +49,8 @@ class Planner(StageWalks, PredictedRefs):
     predicted job reads keeps one read per block (``lrc.predicted``); ``predict_kinds``: jobs
     are matched by their signature and the datasets they read (``lrc.predict``), else by the
     signature alone; ``predict_recurring``: the recurring tail after the predicted cycle (what
-    the recurring jobs among the last few read, ``lrc.predict``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
+    the recurring jobs among the last few read, ``lrc.predict``). ``admit``: executors refuse
+    stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
@@ -92,7 +93,8 @@ class Planner(StageWalks, PredictedRefs):
         self._seq = 0
         if predict is None:
             predict = profile is None and self.policy.needs_order
-        self.predictor = (Predictor(kinds=predict_kinds, window=8 if predict_recurring else 0)
+        self.predictor = (Predictor(kinds=predict_kinds,
+                                    window=TAIL_WINDOW if predict_recurring else 0)
                           if predict and not self.policy.constant else None)
         self.predicted: list[int] = []  # pseudo stage ids holding predicted references
         # jobs planned with predictions on; of those started with some: their cached reads, and

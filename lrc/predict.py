@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+TAIL_WINDOW = 8  # jobs the recurring tail looks back over
 Key = tuple[str, int, int]  # (dataset call site, generation back from the newest, partition)
 _EXPR_IDS = re.compile(r"#\d+L?")  # Spark SQL expression ids: new ones in every query plan
 
@@ -66,21 +67,18 @@ class JobShape:
 
     @classmethod
     def merged(cls, shapes: Sequence["JobShape"]) -> "JobShape":
-        """One job that reads what ``shapes`` read: their k-th stages' tasks side by side."""
+        """One job that reads what ``shapes`` read: their k-th stages' tasks side by side. It
+        creates no generation: it is the last job predicted (the recurring tail)."""
         if len(shapes) == 1:
             return shapes[0]
         n = max(len(s.stages) for s in shapes)
         stages = tuple(tuple(t for s in shapes if k < len(s.stages) for t in s.stages[k])
                        for k in range(n))
-        gens: dict[str, int] = {}
-        for s in shapes:
-            for site, g in s.new_generations:
-                gens[site] = max(gens.get(site, 0), g)
         weights: tuple[float, ...] = ()
         if any(s.weights for s in shapes):
             weights = tuple(max(s.weights[k] if k < len(s.weights) else 1.0
                                 for s in shapes if k < len(s.stages)) for k in range(n))
-        return cls(shapes[0].signature, stages, tuple(sorted(gens.items())), weights,
+        return cls(shapes[0].signature, stages, (), weights,
                    tuple(sorted({i for s in shapes for i in s.inputs})))
 
 
@@ -88,7 +86,7 @@ class Predictor:
     """Job shapes seen so far, and the cycle they predict (see module docstring)."""
 
     def __init__(self, max_jobs: int = 16, max_fails: int = 2, history: int = 64,
-                 kinds: bool = True, window: int = 8) -> None:
+                 kinds: bool = True, window: int = TAIL_WINDOW) -> None:
         self.max_jobs, self.max_fails, self.history = max_jobs, max_fails, history
         self.kinds = kinds  # False: jobs matched by signature alone (the rule before kinds)
         self.window = window  # jobs the recurring tail looks back over; 0: none (the rule before)
