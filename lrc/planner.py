@@ -49,8 +49,9 @@ class Planner(StageWalks, PredictedRefs):
     predicted job reads keeps one read per block (``lrc.predicted``); ``predict_kinds``: jobs
     are matched by their signature and the datasets they read (``lrc.predict``), else by the
     signature alone; ``predict_recurring``: the recurring tail after the predicted cycle (what
-    the recurring jobs among the last few read, ``lrc.predict``). ``admit``: executors refuse
-    stores by rank (spark.lrc.admit).
+    the recurring jobs among the last few read, ``lrc.predict``); ``predict_reuse``: while no
+    job is predicted, what a job read of an earlier job's cached data keeps one read per block
+    (``lrc.predicted``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
@@ -63,7 +64,7 @@ class Planner(StageWalks, PredictedRefs):
                  gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False,
                  state_read: bool = True, predict_kinds: bool = True,
                  predict_recurring: bool = True, admit: bool = False,
-                 replan_missing: bool = True) -> None:
+                 replan_missing: bool = True, predict_reuse: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -103,6 +104,7 @@ class Planner(StageWalks, PredictedRefs):
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._recurring: Counter[str] = Counter()  # dataset (`_site`) -> generations cached
         self.state_read = state_read  # the newest generation keeps a read (`_predict`)
+        self.predict_reuse = predict_reuse  # so does a cached input, while nothing is predicted
         # executors refuse a store by rank (spark.lrc.admit): a failed store is the ranking's
         # decision, and a plan must not lock it in (`_task_walk`)
         self.admit, self.replan_missing = admit, replan_missing

@@ -93,7 +93,7 @@ class Brain:
         self.planner = Planner(s.policy, profile=profile, peer_mode=s.peer_mode, predict=predict,
                                gpu_cost_weight=s.gpu_cost_weight, bounded=True,
                                state_read=s.state_read, predict_kinds=s.predict_kinds,
-                               predict_recurring=s.predict_recurring,
+                               predict_recurring=s.predict_recurring, predict_reuse=s.predict_reuse,
                                admit=admits(s.policy, s.admit), replan_missing=s.replan_missing)
         self.gpu = GpuPlacement(s.gpu_placement_budget_mb << 20, s.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table

@@ -188,6 +188,12 @@ KEYS: tuple[Key, ...] = (
         "recurring jobs among the last 8 read (lrc.predict: interleaved loops and queries over "
         "the same tables); false: none, the rule before, kept to measure the two side by side.",
         internal=True),
+    Key("spark.lrc.predictReuse", "true", _bool,
+        "With predictions, while no job is predicted, what a job that caches nothing new read "
+        "of an earlier job's cached data keeps one read per block (lrc.predicted: an "
+        "iteration's input before the loop repeats); false: none, the rule before, kept to "
+        "measure the two side by side.",
+        internal=True),
     Key("spark.lrc.replanMissing", "true", _bool,
         "A cached block that is missing is planned as the block a task will store again: "
         "predictions name it, not its inputs, and under admission a job's plan references "

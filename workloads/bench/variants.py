@@ -19,6 +19,8 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "nokind": {"spark.lrc.predictKinds": "false"},
             # +norecur: no recurring tail after the predicted cycle (the rule before)
             "norecur": {"spark.lrc.predictRecurring": "false"},
+            # +noreuse: no read kept for a job's cached inputs while nothing is predicted
+            "noreuse": {"spark.lrc.predictReuse": "false"},
             # +noreplan: a missing block planned through its inputs (the rule before)
             "noreplan": {"spark.lrc.replanMissing": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
