@@ -17,8 +17,8 @@ from lrc.predict import dataset_name, shape_of
 class PredictedRefs:
     """Needs, on the class it is mixed into: ``dag``, ``refs``, ``predictor``, ``predicted``
     (pseudo stage ids holding predicted references), ``_origin``, ``_recurring``,
-    ``state_read``, ``predict_reuse``, ``replan_missing``, ``block_ids``, ``_builds``, ``failed_stores``,
-    ``_keys`` and ``_next_seq``."""
+    ``state_read``, ``predict_reuse``, ``replan_missing``, ``block_ids``, ``_builds``,
+    ``failed_stores``, ``_keys`` and ``_next_seq``."""
 
     def _site(self, rdd_id: int) -> str:
         """A recurring dataset's identity: where the code created the RDD and which job first
@@ -99,7 +99,6 @@ class PredictedRefs:
         seq = self.refs.stage_seq
         ran = sorted((s for s in job.stage_ids if s in self.refs.pending), key=seq.__getitem__)
         tasks = [self._stored_reads(s) for s in ran]
-        read = {self._block(b)[0] for stage in tasks for reads in stage for b in reads}
         weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
         last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
         result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
@@ -112,6 +111,8 @@ class PredictedRefs:
         signature = f"{result} (map stage)" if map_job else result
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
+        read = {self._block(b)[0] for stage in tasks for reads in stage for b in reads} \
+            if self.predict_reuse and not new else set()  # (for the reuse rule below)
         self.predictor.observe(shape_of(signature, tasks, key, new, weights))
         now = self._generations()
         self._recurring.update(new)
@@ -150,7 +151,7 @@ class PredictedRefs:
         # reads `train`, which otherwise ranks with the dead until the second iteration). A job
         # that caches something new may be building the successor of what it read (PageRank's
         # first `ranks`): that is left to the generations' rule
-        if self.predict_reuse and not foreseen and not new:
+        if not foreseen:
             newest |= {r for r in known & read if r in self.dag.rdds and self.dag.rdds[r].cached
                        and self._recurring[self._site(r)] <= 1}
         order = None
