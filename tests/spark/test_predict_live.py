@@ -1,7 +1,8 @@
 """Predicted references on real Spark (local SparkSession, plugin and brain attached): after two
 iterations of a loop, the next iteration's inputs carry references before its job is submitted;
-superseded generations carry none; when the loop ends, nothing predicted is left behind. And a
-map stage Spark lists again under a new id, for a shuffle already written, is not planned."""
+superseded generations carry none; when the loop ends, nothing predicted is left behind; a
+loop's first iteration leaves its cached input a read. And a map stage Spark lists again under
+a new id, for a shuffle already written, is not planned."""
 from __future__ import annotations
 
 import threading
@@ -90,6 +91,17 @@ def test_a_dataframe_job(spark):
     rdd = max(cached, key=lambda r: r.id)
     assert all(n >= 1 for n in _refs(rdd.id, rdd.num_partitions)), \
         "the next query's read of the cached DataFrame is predicted"
+
+
+def test_a_loops_first_iteration_leaves_its_cached_input_a_read(spark):
+    """ml's shape: a cached input, then an iteration's job that caches nothing. After the first
+    iteration no pattern is known and nothing is predicted; the input it read keeps one read
+    per block (spark.lrc.predictReuse) instead of ranking with the dead until the loop repeats."""
+    sc = spark.sparkContext
+    train = sc.parallelize(range(800), 4).map(lambda i: (i % 8, i)).cache()
+    assert train.count() == 800
+    assert len(train.reduceByKey(add).collect()) == 8  # the first iteration
+    assert _refs(train.id(), 4) == [1, 1, 1, 1]
 
 
 def test_a_map_stage_listed_again_under_a_new_id_is_not_planned(spark, tmp_path):
