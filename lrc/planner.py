@@ -49,9 +49,9 @@ class Planner(StageWalks, PredictedRefs):
     predicted job reads keeps one read per block (``lrc.predicted``); ``predict_kinds``: jobs
     are matched by their signature and the datasets they read (``lrc.predict``), else by the
     signature alone; ``predict_recurring``: the recurring tail after the predicted cycle (what
-    the recurring jobs among the last few read, ``lrc.predict``); ``predict_reuse``: while no
-    job is predicted, what a job read of an earlier job's cached data keeps one read per block
-    (``lrc.predicted``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
+    the recurring jobs among the last few read, ``lrc.predict``); ``predict_reuse``: the cached
+    data the application used in its last few jobs keeps one read per block where no predicted
+    job reads it (``PredictedRefs._note_use``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
@@ -104,7 +104,10 @@ class Planner(StageWalks, PredictedRefs):
         self._origin: dict[int, str] = {}  # RDD -> signature of the job that first had it
         self._recurring: Counter[str] = Counter()  # dataset (`_site`) -> generations cached
         self.state_read = state_read  # the newest generation keeps a read (`_predict`)
-        self.predict_reuse = predict_reuse  # so does a cached input, while nothing is predicted
+        self.predict_reuse = predict_reuse  # so does what the application used lately
+        self._last_use: dict[int, int] = {}  # cached RDD -> the job (`_jobs_noted`) it was used by
+        self._reused: set[int] = set()  # cached RDDs a job that caches nothing new read
+        self._jobs_noted = 0
         # executors refuse a store by rank (spark.lrc.admit): a failed store is the ranking's
         # decision, and a plan must not lock it in (`_task_walk`)
         self.admit, self.replan_missing = admit, replan_missing
@@ -298,6 +301,8 @@ class Planner(StageWalks, PredictedRefs):
     def _forget_rdd(self, rdd_id: int) -> None:
         self.dag.rdds.pop(rdd_id, None)
         self._origin.pop(rdd_id, None)
+        self._last_use.pop(rdd_id, None)
+        self._reused.discard(rdd_id)
 
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None,
                       cold: bool = False) -> list[Hashable]:
@@ -391,6 +396,8 @@ class Planner(StageWalks, PredictedRefs):
             self.dag.rdds[rdd_id].cached = False
         self._origin.pop(rdd_id, None)
         self._builder.pop(rdd_id, None)
+        self._last_use.pop(rdd_id, None)
+        self._reused.discard(rdd_id)
         if self.bounded and rdd_id not in self._rdd_jobs:
             self._forget_rdd(rdd_id)
 

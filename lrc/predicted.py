@@ -11,14 +11,14 @@ from collections import Counter
 from collections.abc import Hashable
 
 from lrc.dag import Block, Job
-from lrc.predict import dataset_name, shape_of
+from lrc.predict import TAIL_WINDOW, dataset_name, shape_of
 
 
 class PredictedRefs:
     """Needs, on the class it is mixed into: ``dag``, ``refs``, ``predictor``, ``predicted``
     (pseudo stage ids holding predicted references), ``_origin``, ``_recurring``,
-    ``state_read``, ``predict_reuse``, ``replan_missing``, ``block_ids``, ``_builds``,
-    ``failed_stores``, ``_keys`` and ``_next_seq``."""
+    ``state_read``, ``predict_reuse``, ``_last_use``, ``_reused``, ``_jobs_noted``, ``replan_missing``,
+    ``block_ids``, ``_builds``, ``failed_stores``, ``_keys`` and ``_next_seq``."""
 
     def _site(self, rdd_id: int) -> str:
         """A recurring dataset's identity: where the code created the RDD and which job first
@@ -111,8 +111,8 @@ class PredictedRefs:
         signature = f"{result} (map stage)" if map_job else result
         new = Counter(self._site(r) for r in self.dag.rdds
                       if r not in known and self.dag.rdds[r].cached)
-        read = {self._block(b)[0] for stage in tasks for reads in stage for b in reads} \
-            if self.predict_reuse and not new else set()  # (for the reuse rule below)
+        if self.predict_reuse:
+            self._note_use(known, not new, tasks)
         self.predictor.observe(shape_of(signature, tasks, key, new, weights))
         now = self._generations()
         self._recurring.update(new)
@@ -146,13 +146,11 @@ class PredictedRefs:
         # reads unforeseen: SVD++'s last job)
         newest = {ids[-1] for site, ids in now.items()
                   if self.state_read and self._recurring[site] > 1 and ids[-1] not in foreseen}
-        # and, while nothing is predicted, of what a job that caches nothing new read of an
-        # earlier job's cached data: an application caches what it reuses (ml's first iteration
-        # reads `train`, which otherwise ranks with the dead until the second iteration). A job
-        # that caches something new may be building the successor of what it read (PageRank's
-        # first `ranks`): that is left to the generations' rule
-        if not foreseen:
-            newest |= {r for r in known & read if r in self.dag.rdds and self.dag.rdds[r].cached
+        # and of the cached data the application used lately that no predicted job reads
+        # (`_note_use`)
+        if self.predict_reuse:
+            newest |= {r for r, n in self._last_use.items()
+                       if self._jobs_noted - n < TAIL_WINDOW and r in known and r not in foreseen
                        and self._recurring[self._site(r)] <= 1}
         order = None
         for rid in sorted({r for r in self.dag.rdds if r not in known
@@ -165,6 +163,42 @@ class PredictedRefs:
                 self.predicted.append(-order)
             for p, k in enumerate(keys):
                 self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
+
+    def _note_use(self, known: set[int], reads_only: bool, tasks) -> None:
+        """An application caches what it reuses. What it *used* lately keeps one read per block
+        after the predicted jobs (``_predict``) while the loops' predictions cannot name it:
+        loops of different periods interleave (zip's pairs, rounds and joins), queries read the
+        same tables in changing order, a loop's first iteration is no pattern yet (ml's
+        `train`). Used: read by a job that caches nothing new (``reads_only``), or cached and
+        not read since; not used: what only fed another cached RDD (ml's `parsed`, zip's
+        `base`: the nearest cached ancestors of a newly cached RDD), unless a job read it
+        before. A job that caches something new may be building the successor of what it read
+        (PageRank's `ranks`), which the generations' rule covers: its reads are not a use.
+        Used in the last ``TAIL_WINDOW`` jobs (the recurring tail's window): what a finished
+        phase of the application left cached decays."""
+        uses, rdds = self._last_use, self.dag.rdds
+        self._jobs_noted += 1
+        now = self._jobs_noted
+        new = [r for r in rdds if r not in known and rdds[r].cached]
+        for r in new:
+            uses[r] = now
+        seen: set[int] = set()
+        todo = [d.parent for r in new for d in rdds[r].deps]
+        while todo:  # the nearest cached ancestors of what the job caches
+            q = todo.pop()
+            if q in seen or q not in rdds:
+                continue
+            seen.add(q)
+            if rdds[q].cached:
+                if q not in self._reused:
+                    uses.pop(q, None)
+            else:
+                todo.extend(d.parent for d in rdds[q].deps)
+        if reads_only:
+            for r in {self._block(b)[0] for stage in tasks for reads in stage for b in reads}:
+                if r in known and r in rdds and rdds[r].cached:
+                    uses[r] = now
+                    self._reused.add(r)
 
 
 class _AllBut:

@@ -189,10 +189,11 @@ KEYS: tuple[Key, ...] = (
         "the same tables); false: none, the rule before, kept to measure the two side by side.",
         internal=True),
     Key("spark.lrc.predictReuse", "true", _bool,
-        "With predictions, while no job is predicted, what a job that caches nothing new read "
-        "of an earlier job's cached data keeps one read per block (lrc.predicted: an "
-        "iteration's input before the loop repeats); false: none, the rule before, kept to "
-        "measure the two side by side.",
+        "With predictions, the cached data the application used in its last 8 jobs (read by "
+        "a job that caches nothing new, or cached and not read since) keeps one read per block "
+        "where no predicted job reads it (lrc.predicted: an iteration's input before the loop "
+        "repeats, data read by interleaved loops and queries); false: none, the rule before "
+        "session 48, kept to measure the two side by side.",
         internal=True),
     Key("spark.lrc.replanMissing", "true", _bool,
         "A cached block that is missing is planned as the block a task will store again: "

@@ -170,7 +170,7 @@ def test_one_helper_on_different_data_is_told_apart_by_what_it_reads():
     assert refs_of(p, "z") == [1, 1, 1, 1]
     assert refs_of(p, "y") == [2, 2, 2, 2] and refs_of(p, "x") == [1, 1, 1, 1]
     # spark.lrc.predictKinds=false: the rule before (by call site alone)
-    assert refs_of(run_jobs(a, jobs=6, predict_kinds=False), "z") == [0, 0, 0, 0]
+    assert refs_of(run_jobs(a, jobs=6, predict_kinds=False, predict_reuse=False), "z") == [0] * 4
 
 
 def interleaved(rounds: int) -> App:
@@ -193,13 +193,40 @@ def test_interleaved_loops_keep_what_the_recurring_jobs_read_referenced():
     predictions fail twice and stop: after the last round's zip(b, c) the rule before predicted
     nothing, and a, read by every round, ranked with the dead blocks. The recurring tail
     predicts one more job reading what the recurring jobs among the last 8 read: a and c once,
-    b twice (both zips read it); x and y, read by one join so far, get nothing."""
+    b twice (both zips read it); x and y, read by one join so far, get nothing from it."""
     a = interleaved(rounds=4)  # jobs: 5 materialising, then ab bc | ab bc xy | ab bc | ab bc xy
     p = run_jobs(a, jobs=5 + 9, predict_recurring=False, predict_reuse=False)  # to the last zip(b, c)
     assert not p.predicted and refs_of(p, "a") == [0, 0, 0, 0]
-    p = run_jobs(a, jobs=5 + 9)
+    p = run_jobs(a, jobs=5 + 9, predict_reuse=False)
     assert refs_of(p, "a") == refs_of(p, "c") == [1, 1, 1, 1] and refs_of(p, "b") == [2, 2, 2, 2]
     assert refs_of(p, "x") == refs_of(p, "y") == [0, 0, 0, 0]
+    # what the application used lately (spark.lrc.predictReuse): the join read x and y 3 jobs
+    # ago; base only fed the cached datasets
+    p = run_jobs(a, jobs=5 + 9)
+    assert refs_of(p, "x") == refs_of(p, "y") == [1, 1, 1, 1] and refs_of(p, "base") == [0] * 4
+
+
+def test_what_the_application_used_lately_keeps_a_read_until_it_goes_unused():
+    """An application caches what it reuses: a cached dataset read by a job that caches nothing
+    new, or cached and not read since, keeps one read per block where no predicted job reads it
+    (zip's x and y between joins; tpch's tables between the queries that read them). What only
+    fed another cached dataset is not a use (base), and a dataset unused for 8 jobs decays."""
+    a = App("phases", 0, parts=4)
+    base = a.rdd([shuffle(a.rdd())], mb=1, name="base")
+    x, y = (a.rdd([o2o(base)], mb=1, name=n) for n in "xy")
+    for r in (x, y):
+        a.action(r)
+    a.action(a.rdd([o2o(x)], site="uses x"))
+    for i in range(8):
+        a.action(a.rdd([o2o(y)], site=f"query {i}"))  # all different: nothing is predicted
+    p = run_jobs(a, jobs=2)
+    assert refs_of(p, "x") == refs_of(p, "y") == [1] * 4, "cached, not read yet"
+    assert refs_of(p, "base") == [0] * 4, "it only fed x and y"
+    p = run_jobs(a, jobs=3 + 7)
+    assert refs_of(p, "x") == [1] * 4 and not p.predictor.cycle()
+    p = run_jobs(a, jobs=3 + 8)  # the 8th job since x was read
+    assert refs_of(p, "x") == [0] * 4 and refs_of(p, "y") == [1] * 4
+    assert refs_of(run_jobs(a, jobs=3, predict_reuse=False), "x") == [0] * 4  # the rule before
 
 
 def test_a_kind_that_failed_predicts_again_once_it_is_right():
