@@ -102,17 +102,17 @@ class PredictedRefs:
         weights = [self.refs.seq_weight.get(seq[s], 1.0) for s in ran]
         last = max((s for s in job.stage_ids if s in self.dag.stages), default=None)
         result = self._created_at(self.dag.stages[last].rdd_id if last is not None else -1)
-        for r in self.dag.rdds:
-            if r not in known:
-                self._origin[r] = result
+        added = [r for r in self.dag.rdds if r not in known]  # the RDDs this job brought
+        cached = [r for r in added if self.dag.rdds[r].cached]
+        for r in added:
+            self._origin[r] = result
         # a job's signature: where its result RDD was created, the same in every iteration of a
         # loop (a generic one mixes shapes up); a map-stage-only job (adaptive SQL) is its own kind
         map_job = last is not None and self.dag.stages[last].shuffle >= 0
         signature = f"{result} (map stage)" if map_job else result
-        new = Counter(self._site(r) for r in self.dag.rdds
-                      if r not in known and self.dag.rdds[r].cached)
+        new = Counter(self._site(r) for r in cached)
         if self.predict_reuse:
-            self._note_use(known, not new, tasks)
+            self._note_use(known, cached, tasks)
         self.predictor.observe(shape_of(signature, tasks, key, new, weights))
         now = self._generations()
         self._recurring.update(new)
@@ -153,8 +153,7 @@ class PredictedRefs:
                        if self._jobs_noted - n < TAIL_WINDOW and r in known and r not in foreseen
                        and self._recurring[self._site(r)] <= 1}
         order = None
-        for rid in sorted({r for r in self.dag.rdds if r not in known
-                           and self.dag.rdds[r].cached} | newest):
+        for rid in sorted(newest.union(cached)):
             keys = self._keys([(rid, p) for p in range(self.dag.rdds[rid].num_partitions)])
             if rid not in newest and any(self.refs.count.get(k) for k in keys):
                 continue
@@ -164,37 +163,41 @@ class PredictedRefs:
             for p, k in enumerate(keys):
                 self.refs.add_task(-order, rid * 0x10000 + p, (k,), order)
 
-    def _note_use(self, known: set[int], reads_only: bool, tasks) -> None:
+    def _note_use(self, known: set[int], new: list[int], tasks) -> None:
         """An application caches what it reuses. What it *used* lately keeps one read per block
-        after the predicted jobs (``_predict``) while the loops' predictions cannot name it:
+        after the predicted jobs (``_predict``) where the loops' predictions cannot name it:
         loops of different periods interleave (zip's pairs, rounds and joins), queries read the
         same tables in changing order, a loop's first iteration is no pattern yet (ml's
-        `train`). Used: read by a job that caches nothing new (``reads_only``), or cached and
-        not read since; not used: what only fed another cached RDD (ml's `parsed`, zip's
-        `base`: the nearest cached ancestors of a newly cached RDD), unless a job read it
-        before. A job that caches something new may be building the successor of what it read
-        (PageRank's `ranks`), which the generations' rule covers: its reads are not a use.
-        Used in the last ``TAIL_WINDOW`` jobs (the recurring tail's window): what a finished
-        phase of the application left cached decays."""
+        `train`). Used: read by a job that caches nothing ``new``, or cached and not read
+        since. Not used: what only fed another cached RDD (ml's `parsed`, zip's `base`: the
+        nearest cached ancestors of a newly cached RDD), unless a job read it before; the reads
+        of a job that caches something new, which may be building the successor of what it
+        read (PageRank's `ranks`, left to the generations' rule). Used in the last
+        ``TAIL_WINDOW`` jobs (the recurring tail's window): what a finished phase of the
+        application left cached decays."""
         uses, rdds = self._last_use, self.dag.rdds
         self._jobs_noted += 1
         now = self._jobs_noted
-        new = [r for r in rdds if r not in known and rdds[r].cached]
         for r in new:
             uses[r] = now
         seen: set[int] = set()
         todo = [d.parent for r in new for d in rdds[r].deps]
+        reused, push = self._reused, todo.append
         while todo:  # the nearest cached ancestors of what the job caches
             q = todo.pop()
-            if q in seen or q not in rdds:
+            if q in seen:
                 continue
             seen.add(q)
-            if rdds[q].cached:
-                if q not in self._reused:
+            rdd = rdds.get(q)
+            if rdd is None:
+                continue
+            if rdd.cached:
+                if q not in reused:
                     uses.pop(q, None)
             else:
-                todo.extend(d.parent for d in rdds[q].deps)
-        if reads_only:
+                for d in rdd.deps:
+                    push(d.parent)
+        if not new:
             for r in {self._block(b)[0] for stage in tasks for reads in stage for b in reads}:
                 if r in known and r in rdds and rdds[r].cached:
                     uses[r] = now
