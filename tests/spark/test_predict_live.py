@@ -1,7 +1,8 @@
 """Predicted references on real Spark (local SparkSession, plugin and brain attached): after two
 iterations of a loop, the next iteration's inputs carry references before its job is submitted;
 superseded generations carry none; when the loop ends, nothing predicted is left behind; a
-loop's first iteration leaves its cached input a read. And a map stage Spark lists again under
+loop's first iteration leaves its cached input a read, and so does what the application used
+lately, but not what only fed another cached RDD. And a map stage Spark lists again under
 a new id, for a shuffle already written, is not planned."""
 from __future__ import annotations
 
@@ -102,6 +103,24 @@ def test_a_loops_first_iteration_leaves_its_cached_input_a_read(spark):
     assert train.count() == 800
     assert len(train.reduceByKey(add).collect()) == 8  # the first iteration
     assert _refs(train.id(), 4) == [1, 1, 1, 1]
+
+
+def test_what_the_application_used_keeps_a_read_and_what_only_fed_it_none(spark):
+    """zip's shape: `base` cached, `x` and `y` built from it and cached by their counts, then a
+    job that reads `x` alone and caches nothing, a kind never seen: nothing is predicted after
+    it. `x`, read by it, and `y`, cached and not read since, keep one read per block
+    (spark.lrc.predictReuse: the application cached them to reuse them); `base`, which only
+    fed them, has none. Named as `workloads/zip.py` names them: PySpark creates every RDD at one
+    JVM call site, so unnamed RDDs first computed by one line of Python are one dataset's
+    generations to the predictor (`lrc.predict.dataset_name`)."""
+    sc = spark.sparkContext
+    base = sc.parallelize(range(800), 4).map(lambda i: (i, i)).setName("base").cache()
+    x = base.mapValues(lambda v: 2 * v).setName("x").cache()
+    y = base.mapValues(lambda v: 3 * v).setName("y").cache()
+    assert x.count() == 800 and y.count() == 800
+    assert x.values().sum() == 2 * sum(range(800))
+    assert _refs(x.id(), 4) == _refs(y.id(), 4) == [1, 1, 1, 1]
+    assert _refs(base.id(), 4) == [0, 0, 0, 0]
 
 
 def test_a_map_stage_listed_again_under_a_new_id_is_not_planned(spark, tmp_path):
