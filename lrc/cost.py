@@ -2,11 +2,18 @@
 
 A miss of a block whose storage level keeps a disk copy (``MEMORY_AND_DISK``, the default of
 ``df.cache()``) is a disk re-read; any other miss rebuilds the block from its lineage, down to
-shuffle outputs. Live, block sizes come from the executors' block updates and rebuild times from
-the measured durations of the tasks that first computed the block's RDD (its whole narrow
-lineage); the simulator uses the same quantity from the trace (``AppDAG.lineage_cost``), not the
-cheaper recomputation down to cached inputs that its cost model charges, which holds only while
-those inputs stay cached.
+shuffle outputs. Its rebuild time is its narrow lineage's compute: each RDD's share of the
+durations of the tasks that computed it first (a task's duration split evenly among the cached
+RDDs it created and its stage's final RDD), priced at what the later half of each executor's
+warm tasks took (``warm_cost``). Live, block sizes come from the executors' block updates and
+the shares from task ends (``Planner.task_finished``); a trace derives the same from its events
+(``lrc.derive``), and the simulator reads it per block (``AppDAG.lineage_cost``), not the
+cheaper recomputation down to cached inputs that its cost model charges, which holds only
+while those inputs stay cached. The two must agree, or the replay of a run predicts evictions
+its executors did not make: on zip at F = 0.7, a running mean of whole task durations priced
+the shuffle-read dataset `x` at 4-6 times the trace's estimate, kept it over blocks read
+sooner, and the run missed 45-56 reads where its replay missed 28-30; replayed with the live
+prices, the simulator missed 47-56 (results/fidelity/costs-session50/).
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -55,51 +62,99 @@ class ColdStarts:
         return True
 
 
+def warm_cost(shares: Sequence[tuple[float, bool, str | None]]) -> float:
+    """What computing one block of an RDD costs once its executor's code is warm, from the
+    ``(seconds, cold, executor)`` shares of the tasks that computed it: the median share of the
+    later half of each executor's tasks, cold ones left out (in the order they ended). A rebuild
+    comes after the first build, when the JVM has compiled the stage's code: in tpch's CACHE
+    TABLE stage one executor ran its warm tasks in 0.24-0.47 s at first and 0.06-0.12 s at the
+    end, and a rebuild of that table live cost 0.07 s a task (results/whatif/online/session37/).
+    An RDD computed only by cold tasks: their median."""
+    by_executor: dict[str | None, list[float]] = {}
+    for t, cold, executor in shares:
+        if not cold:
+            by_executor.setdefault(executor, []).append(t)
+    late = [t for ts in by_executor.values() for t in ts[len(ts) // 2:]]
+    return statistics.median(late or [t for t, _, _ in shares])
+
+
+def warm_mean(shares: Sequence[tuple[float, bool, str | None]]) -> float:
+    """The mean of the warm shares (of all while none is warm): the live estimate before
+    session 50 (``Planner(price_shares=False)``), kept to measure the two side by side."""
+    warm = [t for t, cold, _ in shares if not cold]
+    return statistics.fmean(warm or [t for t, _, _ in shares])
+
+
 class MissCosts:
     """Seconds a miss costs per byte of cache, per block (``density``). Write through
-    ``sized``, ``task_time`` and ``forget``: they keep ``neutral`` current."""
+    ``sized``, ``task_time`` and ``forget``. ``lineage``: the RDDs whose work a rebuild of a
+    block of an RDD repeats, itself included (its narrow lineage down to shuffle outputs, each
+    RDD once; the planner's DAG walk); by default the RDD alone. ``estimate``: an RDD's compute
+    cost from its shares."""
 
-    def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S) -> None:
+    def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S,
+                 lineage: Callable[[int], Iterable[int]] | None = None,
+                 estimate: Callable[[Sequence[tuple[float, bool, str | None]]], float] = warm_cost
+                 ) -> None:
         self.disk_bytes_per_s = disk_bytes_per_s
+        self.lineage = lineage or (lambda rdd: (rdd,))
+        self.estimate = estimate
         self.size: dict[Hashable, int] = {}
-        self.rebuild_s: dict[int, float] = {}  # rdd -> seconds to rebuild one of its blocks
         self.disk: set[int] = set()  # RDDs whose evicted blocks go to disk
-        # rdd -> (task durations in its rebuild_s, whether all of them ran cold)
-        self._samples: dict[int, tuple[int, bool]] = {}
+        # rdd -> its tasks' (seconds share, cold, executor), in the order they ended
+        self.shares: dict[int, list[tuple[float, bool, str | None]]] = {}
+        self._compute: dict[int, float] = {}  # rdd -> warm_cost of its shares (current ones)
+        self._rebuild: dict[int, float] = {}  # rdd -> its lineage's compute (current ones)
+        self._lineages: dict[int, tuple[int, ...]] = {}
         self._neutral: float | None = None  # None: to compute again
 
     def sized(self, block: Hashable, nbytes: int) -> None:
         self.size[block] = nbytes
         self._neutral = None
 
-    def task_time(self, rdd: int, seconds: float, cold: bool = False) -> None:
-        """A task that computed ``rdd`` first took ``seconds``: a running mean per RDD, of its
-        warm tasks once it has one (a ``cold`` task's time stands in until then)."""
-        n, all_cold = self._samples.get(rdd, (0, True))
-        if cold and not all_cold:
-            return
-        if all_cold and not cold:
-            n = 0  # the first warm time replaces the cold ones
-        n += 1
-        self._samples[rdd] = (n, cold)
-        old = self.rebuild_s.get(rdd, 0.0) if n > 1 else 0.0
-        self.rebuild_s[rdd] = old + (seconds - old) / n
+    def task_time(self, rdd: int, seconds: float, cold: bool = False,
+                  executor: str | None = None) -> None:
+        """A task that computed ``rdd`` first spent ``seconds`` on it (its share of the task's
+        duration); ``cold``: it paid its executor's start-up (``ColdStarts``)."""
+        self.shares.setdefault(rdd, []).append((seconds, cold, executor))
+        self._compute.pop(rdd, None)
+        self._rebuild.clear()
         self._neutral = None
 
     def forget(self, rdd: int, blocks: Iterable[Hashable]) -> None:
         """The RDD (``blocks``, its blocks with a size) is no longer cached."""
         for b in blocks:
             del self.size[b]
-        self.rebuild_s.pop(rdd, None)
-        self._samples.pop(rdd, None)
+        for d in (self.shares, self._compute, self._lineages):
+            d.pop(rdd, None)
+        self._rebuild.clear()
         self.disk.discard(rdd)
         self._neutral = None
+
+    def rebuild_s(self, rdd: int) -> float | None:
+        """Seconds to rebuild one block of ``rdd`` (None until a task that built it ended): the
+        warm cost of each RDD of its lineage, as `lrc.dag.AppDAG.lineage_cost` sums a trace's."""
+        if rdd not in self.shares:
+            return None
+        total = self._rebuild.get(rdd)
+        if total is None:
+            lineage = self._lineages.get(rdd)
+            if lineage is None:
+                lineage = self._lineages[rdd] = tuple(self.lineage(rdd))
+            total = 0.0
+            for q in lineage:
+                c = self._compute.get(q)
+                if c is None and q in self.shares:
+                    c = self._compute[q] = self.estimate(self.shares[q])
+                total += c or 0.0
+            self._rebuild[rdd] = total
+        return total
 
     def density(self, block: Hashable) -> float:
         rdd = block[0]
         if rdd in self.disk:
             return 1.0 / self.disk_bytes_per_s
-        rebuild, size = self.rebuild_s.get(rdd), self.size.get(block)
+        rebuild, size = self.rebuild_s(rdd), self.size.get(block)
         if rebuild is None or not size:
             return self.neutral()
         return rebuild / size
@@ -109,13 +164,12 @@ class MissCosts:
         one's rebuild time over its mean block size (``UNKNOWN`` while none is measured)."""
         if self._neutral is None:
             total: dict[int, list[int]] = {}
-            rebuild = self.rebuild_s
             for block, nbytes in self.size.items():
-                if nbytes > 0 and block[0] in rebuild:
+                if nbytes > 0 and block[0] in self.shares:
                     t = total.setdefault(block[0], [0, 0])
                     t[0] += nbytes
                     t[1] += 1
-            dens = [rebuild[r] * n / b for r, (b, n) in total.items()]
+            dens = [self.rebuild_s(r) * n / b for r, (b, n) in total.items()]
             self._neutral = statistics.median(dens) if dens else UNKNOWN
         return self._neutral
 

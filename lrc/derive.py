@@ -15,7 +15,7 @@ from collections import defaultdict
 from statistics import median
 from typing import Iterable, Mapping
 
-from lrc.cost import ColdStarts
+from lrc.cost import ColdStarts, warm_cost
 from lrc.dag import RDD, AppDAG, Block
 from lrc.trace import Event, Trace
 
@@ -93,21 +93,6 @@ def fill_blocks(r: RDD, attr: str, known: Mapping[int, int]) -> bool:
     fill = int(median(known.values()))
     setattr(r, attr, [known.get(p, fill) for p in range(r.num_partitions)])
     return True
-
-
-def warm_cost(shares: list[tuple[float, bool, str | None]]) -> float:
-    """What computing one block of an RDD costs once its executor's code is warm: the median
-    share of the later half of each executor's tasks that computed it, cold ones left out (in
-    the order they ended). A rebuild comes after the first build, when the JVM has compiled the
-    stage's code: in tpch's CACHE TABLE stage one executor ran its warm tasks in 0.24-0.47 s at
-    first and 0.06-0.12 s at the end, and a rebuild of that table live cost 0.07 s a task
-    (results/whatif/online/session37/). An RDD computed only by cold tasks: their median."""
-    by_executor: dict[str | None, list[float]] = defaultdict(list)
-    for t, cold, executor in shares:
-        if not cold:
-            by_executor[executor].append(t)
-    late = [t for ts in by_executor.values() for t in ts[len(ts) // 2:]]
-    return median(late or [t for t, _, _ in shares])
 
 
 def by_rdd(per_block: Mapping[Block, int]) -> dict[int, dict[int, int]]:

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds
-from lrc.cost import GPU_COST_WEIGHT, MissCosts
+from lrc.cost import GPU_COST_WEIGHT, MissCosts, warm_mean
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
 from lrc.predict import TAIL_WINDOW, Predictor
@@ -54,6 +54,9 @@ class Planner(StageWalks, PredictedRefs):
     job reads it (``PredictedRefs._note_use``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
+    ``price_shares``: a task's duration prices each cached RDD it built by its share, summed
+    over a block's narrow lineage, as a trace does (``lrc.cost``); else the whole duration, a
+    running mean (the rule before session 50).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
@@ -64,7 +67,8 @@ class Planner(StageWalks, PredictedRefs):
                  gpu_cost_weight: float = GPU_COST_WEIGHT, bounded: bool = False,
                  state_read: bool = True, predict_kinds: bool = True,
                  predict_recurring: bool = True, admit: bool = False,
-                 replan_missing: bool = True, predict_reuse: bool = True) -> None:
+                 replan_missing: bool = True, predict_reuse: bool = True,
+                 price_shares: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "
@@ -81,6 +85,11 @@ class Planner(StageWalks, PredictedRefs):
             self.refs.costs = costs
         self.block_ids = block_ids
         self.dag = AppDAG()
+        self.price_shares = price_shares
+        if price_shares:
+            self.refs.costs.lineage = self.dag.narrow_rdds
+        elif costs is None:
+            self.refs.costs = MissCosts(estimate=warm_mean)
         self.completed: set[int] = set()
         # shuffles a completed map stage wrote: Spark skips a later map stage writing one again
         self.written: OrderedDict[int, None] = OrderedDict()
@@ -305,18 +314,23 @@ class Planner(StageWalks, PredictedRefs):
         self._reused.discard(rdd_id)
 
     def task_finished(self, stage_id: int, partition: int, seconds: float | None = None,
-                      cold: bool = False) -> list[Hashable]:
-        """The task ran; ``seconds``, its measured duration, estimates how long rebuilding a
-        block of the cached RDDs the stage computed first takes (a running mean per RDD, of
-        warm tasks once there is one: ``cold``, the task paid its executor's start-up).
+                      cold: bool = False, executor: str | None = None) -> list[Hashable]:
+        """The task ran; ``seconds``, its measured duration on ``executor``, prices the work
+        of the cached RDDs the stage computed first (``lrc.cost``: each its share, the later
+        half of each executor's warm tasks; ``cold``, the task paid its executor's start-up).
         Returns the blocks it left with no read to come (the simulator, which calls
         `RefState.finish_task` itself, never pays for that list)."""
         reads = self.refs.pending_reads(stage_id, partition)
         self.refs.finish_task(stage_id, partition)
         self.failed_stores.task_done(stage_id, partition)
-        if seconds is not None:
-            for rdd in self._builds.get(stage_id, ()):
-                self.refs.costs.task_time(rdd, seconds, cold)
+        builds = self._builds.get(stage_id)
+        if seconds is not None and builds:
+            # (its share: the duration split among what it computed, as lrc.derive splits it)
+            stage = self.dag.stages.get(stage_id)
+            share = seconds / (len(builds) + (stage is not None and stage.rdd_id not in builds)) \
+                if self.price_shares else seconds
+            for rdd in builds:
+                self.refs.costs.task_time(rdd, share, cold, executor)
         count = self.refs.count
         return [b for b in reads if count.get(b, 0) <= 0]
 

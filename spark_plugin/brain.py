@@ -92,9 +92,9 @@ class Brain:
         predict = {"auto": None, "true": profile is None, "false": False}[s.predict]
         self.planner = Planner(s.policy, profile=profile, peer_mode=s.peer_mode, predict=predict,
                                gpu_cost_weight=s.gpu_cost_weight, bounded=True,
-                               state_read=s.state_read, predict_kinds=s.predict_kinds,
-                               predict_recurring=s.predict_recurring, predict_reuse=s.predict_reuse,
-                               admit=admits(s.policy, s.admit), replan_missing=s.replan_missing)
+                               admit=admits(s.policy, s.admit), **{k: getattr(s, k) for k in (
+                                   "state_read", "predict_kinds", "predict_recurring",
+                                   "predict_reuse", "replan_missing", "price_shares")})
         self.gpu = GpuPlacement(s.gpu_placement_budget_mb << 20, s.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one
@@ -317,7 +317,8 @@ class Brain:
             while len(self._finished_reads) > 100_000:
                 self._finished_reads.popitem(last=False)
         self.pace.emptied(self._planner_call("task_finished", stage, part, ev.duration_ms / 1000,
-                                             self.cold_starts.task_ended(ev.executor)),
+                                             self.cold_starts.task_ended(ev.executor),
+                                             ev.executor),
                           self._in_memory_somewhere)  # (under pressure: published now)
 
     def _planned_reads(self, stage: int, part: int) -> list[Block]:

@@ -38,7 +38,7 @@ def test_the_printed_table_is_the_readme_table_and_hides_test_hooks():
     hooks = [k for k in KEYS if k.internal]
     assert [k.name for k in hooks] == ["spark.lrc.stateRead", "spark.lrc.predictKinds",
                                        "spark.lrc.predictRecurring", "spark.lrc.predictReuse",
-                                       "spark.lrc.replanMissing",
+                                       "spark.lrc.priceShares", "spark.lrc.replanMissing",
                                        "spark.lrc.forceInstallFailure"]
     assert all(k.name.split(".")[-1] not in markdown_table() for k in hooks)
     assert LrcSettings.from_conf({"spark.lrc.forceInstallFailure": "true"}).force_install_failure

@@ -22,7 +22,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             # +noreuse: no read kept for a job's cached inputs while nothing is predicted
             "noreuse": {"spark.lrc.predictReuse": "false"},
             # +noreplan: a missing block planned through its inputs (the rule before)
-            "noreplan": {"spark.lrc.replanMissing": "false"}}
+            "noreplan": {"spark.lrc.replanMissing": "false"},
+            # +wholecost: a rebuild priced at whole task durations (the rule before)
+            "wholecost": {"spark.lrc.priceShares": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
