@@ -2,18 +2,22 @@
 
 A miss of a block whose storage level keeps a disk copy (``MEMORY_AND_DISK``, the default of
 ``df.cache()``) is a disk re-read; any other miss rebuilds the block from its lineage, down to
-shuffle outputs. Its rebuild time is its narrow lineage's compute: each RDD's share of the
-durations of the tasks that computed it first (a task's duration split evenly among the cached
-RDDs it created and its stage's final RDD), priced at what the later half of each executor's
-warm tasks took (``warm_cost``). Live, block sizes come from the executors' block updates and
-the shares from task ends (``Planner.task_finished``); a trace derives the same from its events
-(``lrc.derive``), and the simulator reads it per block (``AppDAG.lineage_cost``), not the
-cheaper recomputation down to cached inputs that its cost model charges, which holds only
-while those inputs stay cached. The two must agree, or the replay of a run predicts evictions
-its executors did not make: on zip at F = 0.7, a running mean of whole task durations priced
-the shuffle-read dataset `x` at 4-6 times the trace's estimate, kept it over blocks read
-sooner, and the run missed 45-56 reads where its replay missed 28-30; replayed with the live
-prices, the simulator missed 47-56 (results/fidelity/costs-session50/).
+shuffle outputs. A trace prices that rebuild (``lrc.derive``; the simulator reads it per block,
+``AppDAG.lineage_cost``) as its narrow lineage's compute: each RDD's share of the durations of
+the tasks that computed it first (a task's duration split evenly among the cached RDDs it
+created and its stage's final RDD), priced at what the later half of each executor's warm tasks
+took (``warm_cost``) - not the cheaper recomputation down to cached inputs that the simulator's
+cost model charges, which holds only while those inputs stay cached. Live, block sizes come
+from the executors' block updates and task times from task ends (``Planner.task_finished``).
+By default the brain prices an RDD at the running mean of the whole durations of the warm
+tasks that built it (``warm_mean``); with ``Planner(price_shares=True)``
+(``spark.lrc.priceShares``) it prices as the trace does, so that a run's replay ranks blocks as
+its brain did. On zip at F = 0.7 the whole durations priced the shuffle-read dataset `x` 4-6
+times over the trace's estimate and the run missed 45-56 reads where its replay missed 28-30;
+priced as the trace does, the runs miss 28-31, as their replays. It is not the default: on
+SVD++ 2 of 5 runs took 4-5x longer, a newest generation priced at its share alone where its
+rebuild goes through generations GraphX has unpersisted, whose shares the brain forgot
+(results/fidelity/costs-session50/).
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -79,8 +83,8 @@ def warm_cost(shares: Sequence[tuple[float, bool, str | None]]) -> float:
 
 
 def warm_mean(shares: Sequence[tuple[float, bool, str | None]]) -> float:
-    """The mean of the warm shares (of all while none is warm): the live estimate before
-    session 50 (``Planner(price_shares=False)``), kept to measure the two side by side."""
+    """The mean of the warm shares (of all while none is warm): the live brain's estimate by
+    default (``Planner(price_shares=False)``, each share a whole task's duration)."""
     warm = [t for t, cold, _ in shares if not cold]
     return statistics.fmean(warm or [t for t, _, _ in shares])
 

@@ -23,8 +23,8 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "noreuse": {"spark.lrc.predictReuse": "false"},
             # +noreplan: a missing block planned through its inputs (the rule before)
             "noreplan": {"spark.lrc.replanMissing": "false"},
-            # +wholecost: a rebuild priced at whole task durations (the rule before)
-            "wholecost": {"spark.lrc.priceShares": "false"}}
+            # +shares: a rebuild priced as the trace prices it (lrc.cost; off by default)
+            "shares": {"spark.lrc.priceShares": "true"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
