@@ -10,7 +10,7 @@ took (``warm_cost``) - not the cheaper recomputation down to cached inputs that 
 cost model charges, which holds only while those inputs stay cached. Live, block sizes come
 from the executors' block updates and task times from task ends (``Planner.task_finished``).
 By default the brain prices an RDD at the running mean of the whole durations of the warm
-tasks that built it (``warm_mean``); with ``Planner(price_shares=True)``
+tasks that built it (``RunningMean``); with ``Planner(price_shares=True)``
 (``spark.lrc.priceShares``) it prices as the trace does, so that a run's replay ranks blocks as
 its brain did. On zip at F = 0.7 the whole durations priced the shuffle-read dataset `x` 4-6
 times over the trace's estimate and the run missed 45-56 reads where its replay missed 28-30;
@@ -82,33 +82,60 @@ def warm_cost(shares: Sequence[tuple[float, bool, str | None]]) -> float:
     return statistics.median(late or [t for t, _, _ in shares])
 
 
-def warm_mean(shares: Sequence[tuple[float, bool, str | None]]) -> float:
-    """The mean of the warm shares (of all while none is warm): the live brain's estimate by
-    default (``Planner(price_shares=False)``, each share a whole task's duration)."""
-    warm = [t for t, cold, _ in shares if not cold]
-    return statistics.fmean(warm or [t for t, _, _ in shares])
+class RunningMean:
+    """An RDD's price by default (``Planner(price_shares=False)``): the mean of its warm task
+    times, of its cold ones while none is warm, in O(1) per task."""
+    __slots__ = ("warm", "n_warm", "cold", "n_cold")
+
+    def __init__(self) -> None:
+        self.warm = self.cold = 0.0
+        self.n_warm = self.n_cold = 0
+
+    def add(self, seconds: float, cold: bool, executor: str | None) -> None:
+        if cold:
+            self.cold += seconds
+            self.n_cold += 1
+        else:
+            self.warm += seconds
+            self.n_warm += 1
+
+    def value(self) -> float:
+        return self.warm / self.n_warm if self.n_warm else self.cold / self.n_cold
+
+
+class WarmCost:
+    """An RDD's price as a trace prices it (``Planner(price_shares=True)``): ``warm_cost`` of
+    its tasks' shares, in the order they ended (O(tasks) each time it changed)."""
+    __slots__ = ("shares",)
+
+    def __init__(self) -> None:
+        self.shares: list[tuple[float, bool, str | None]] = []
+
+    def add(self, seconds: float, cold: bool, executor: str | None) -> None:
+        self.shares.append((seconds, cold, executor))
+
+    def value(self) -> float:
+        return warm_cost(self.shares)
 
 
 class MissCosts:
     """Seconds a miss costs per byte of cache, per block (``density``). Write through
-    ``sized``, ``task_time`` and ``forget``. ``lineage``: the RDDs whose work a rebuild of a
-    block of an RDD repeats, itself included (its narrow lineage down to shuffle outputs, each
-    RDD once; the planner's DAG walk); by default the RDD alone. ``estimate``: an RDD's compute
-    cost from its shares."""
+    ``sized``, ``task_time`` and ``forget``. ``price``: how an RDD's task times make its price
+    (``RunningMean`` or ``WarmCost``); ``lineage``: the RDDs whose work a rebuild of a block of
+    an RDD repeats, itself included (with ``WarmCost``, its narrow lineage down to shuffle
+    outputs, each RDD once: the planner's DAG walk); by default the RDD alone."""
 
     def __init__(self, disk_bytes_per_s: float = DISK_BYTES_PER_S,
-                 lineage: Callable[[int], Iterable[int]] | None = None,
-                 estimate: Callable[[Sequence[tuple[float, bool, str | None]]], float] = warm_cost
-                 ) -> None:
+                 price: Callable[[], RunningMean | WarmCost] = RunningMean,
+                 lineage: Callable[[int], Iterable[int]] | None = None) -> None:
         self.disk_bytes_per_s = disk_bytes_per_s
+        self.price = price
         self.lineage = lineage or (lambda rdd: (rdd,))
-        self.estimate = estimate
         self.size: dict[Hashable, int] = {}
         self.disk: set[int] = set()  # RDDs whose evicted blocks go to disk
-        # rdd -> its tasks' (seconds share, cold, executor), in the order they ended
-        self.shares: dict[int, list[tuple[float, bool, str | None]]] = {}
-        self._compute: dict[int, float] = {}  # rdd -> warm_cost of its shares (current ones)
-        self._rebuild: dict[int, float] = {}  # rdd -> its lineage's compute (current ones)
+        self.tasks: dict[int, RunningMean | WarmCost] = {}  # rdd -> its task times
+        self._compute: dict[int, float] = {}  # rdd -> its price (current ones)
+        self._rebuild: dict[int, float] = {}  # rdd -> its lineage's prices (current ones)
         self._lineages: dict[int, tuple[int, ...]] = {}
         self._neutral: float | None = None  # None: to compute again
 
@@ -118,9 +145,12 @@ class MissCosts:
 
     def task_time(self, rdd: int, seconds: float, cold: bool = False,
                   executor: str | None = None) -> None:
-        """A task that computed ``rdd`` first spent ``seconds`` on it (its share of the task's
-        duration); ``cold``: it paid its executor's start-up (``ColdStarts``)."""
-        self.shares.setdefault(rdd, []).append((seconds, cold, executor))
+        """A task that computed ``rdd`` first spent ``seconds`` on it (the task's duration, or
+        its share of it); ``cold``: it paid its executor's start-up (``ColdStarts``)."""
+        t = self.tasks.get(rdd)
+        if t is None:
+            t = self.tasks[rdd] = self.price()
+        t.add(seconds, cold, executor)
         self._compute.pop(rdd, None)
         self._rebuild.clear()
         self._neutral = None
@@ -129,7 +159,7 @@ class MissCosts:
         """The RDD (``blocks``, its blocks with a size) is no longer cached."""
         for b in blocks:
             del self.size[b]
-        for d in (self.shares, self._compute, self._lineages):
+        for d in (self.tasks, self._compute, self._lineages):
             d.pop(rdd, None)
         self._rebuild.clear()
         self.disk.discard(rdd)
@@ -137,8 +167,8 @@ class MissCosts:
 
     def rebuild_s(self, rdd: int) -> float | None:
         """Seconds to rebuild one block of ``rdd`` (None until a task that built it ended): the
-        warm cost of each RDD of its lineage, as `lrc.dag.AppDAG.lineage_cost` sums a trace's."""
-        if rdd not in self.shares:
+        price of each RDD of its lineage, as `lrc.dag.AppDAG.lineage_cost` sums a trace's."""
+        if rdd not in self.tasks:
             return None
         total = self._rebuild.get(rdd)
         if total is None:
@@ -148,8 +178,8 @@ class MissCosts:
             total = 0.0
             for q in lineage:
                 c = self._compute.get(q)
-                if c is None and q in self.shares:
-                    c = self._compute[q] = self.estimate(self.shares[q])
+                if c is None and q in self.tasks:
+                    c = self._compute[q] = self.tasks[q].value()
                 total += c or 0.0
             self._rebuild[rdd] = total
         return total
@@ -169,7 +199,7 @@ class MissCosts:
         if self._neutral is None:
             total: dict[int, list[int]] = {}
             for block, nbytes in self.size.items():
-                if nbytes > 0 and block[0] in self.shares:
+                if nbytes > 0 and block[0] in self.tasks:
                     t = total.setdefault(block[0], [0, 0])
                     t[0] += nbytes
                     t[1] += 1

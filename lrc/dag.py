@@ -297,31 +297,15 @@ class AppDAG:
         task that first computed it spent (the live rebuild estimate)."""
         return self._walk(block, (), True)[2]
 
-    def narrow_rdds(self, rdd_id: int) -> list[int]:
-        """``rdd_id`` and the RDDs it depends on through narrow dependencies, each once: whose
-        work a rebuild of one of its blocks repeats (``lrc.cost.MissCosts.lineage``; where a
-        partition reads several of a parent's, `lineage_cost` counts the parent per block)."""
-        out, stack = [], [rdd_id]
-        seen = {rdd_id}
-        while stack:
-            r = self.rdds.get(stack.pop())
-            if r is None:
-                continue
-            out.append(r.id)
-            for d in r.deps:
-                if d.kind != "shuffle" and d.parent not in seen:
-                    seen.add(d.parent)
-                    stack.append(d.parent)
-        return out
-
-    def lineage_rdds(self, rdd_ids: Iterable[int]) -> list[RDD]:
-        """Every RDD the given ones depend on (shuffle parents included), themselves too."""
+    def lineage_rdds(self, rdd_ids: Iterable[int], narrow: bool = False) -> list[RDD]:
+        """Every RDD the given ones depend on, themselves too; ``narrow``: no shuffle parent (from
+        one RDD, what a rebuild of its block repeats, each once: ``MissCosts.lineage``)."""
         out, stack = {}, list(rdd_ids)
         while stack:
             r = self.rdds.get(stack.pop())
             if r is not None and r.id not in out:
                 out[r.id] = r
-                stack.extend(d.parent for d in r.deps)
+                stack.extend(d.parent for d in r.deps if not narrow or d.kind != "shuffle")
         return list(out.values())
 
     # ---- JSON -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 
 from lrc.blockids import BlockIds
-from lrc.cost import GPU_COST_WEIGHT, MissCosts, warm_mean
+from lrc.cost import GPU_COST_WEIGHT, MissCosts, WarmCost
 from lrc.dag import AppDAG, Block, Job, RDD, Stage, parents_first
 from lrc.policies import Policy, get_policy
 from lrc.predict import TAIL_WINDOW, Predictor
@@ -87,9 +87,8 @@ class Planner(StageWalks, PredictedRefs):
         self.dag = AppDAG()
         self.price_shares = price_shares
         if price_shares:
-            self.refs.costs.lineage = self.dag.narrow_rdds
-        elif costs is None:
-            self.refs.costs = MissCosts(estimate=warm_mean)
+            self.refs.costs.price = WarmCost
+            self.refs.costs.lineage = lambda rdd: [r.id for r in self.dag.lineage_rdds((rdd,), True)]
         self.completed: set[int] = set()
         # shuffles a completed map stage wrote: Spark skips a later map stage writing one again
         self.written: OrderedDict[int, None] = OrderedDict()

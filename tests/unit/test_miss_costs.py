@@ -1,7 +1,7 @@
 """What the live brain charges a miss of a block it has not measured yet (lrc.cost.MissCosts)."""
 import pytest
 
-from lrc.cost import UNKNOWN, ColdStarts, MissCosts
+from lrc.cost import UNKNOWN, ColdStarts, MissCosts, WarmCost
 from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
 from lrc.derive import build_trace
 from lrc.trace import Event, Trace
@@ -25,10 +25,10 @@ def test_an_unmeasured_block_costs_the_median_of_the_measured_rdds():
     assert costs.density((1, 0)) == pytest.approx(1.0 / 100)
     assert costs.density((9, 0)) == pytest.approx(4.0 / 100)  # no rebuild time yet
     assert costs.density((1, 5)) == pytest.approx(4.0 / 100)  # no size yet
-    costs.task_time(2, 0.0)  # the later half of its tasks: rdd 2 now 0 s, the median 1/200
-    assert costs.density((9, 0)) == pytest.approx(1.0 / 200)
+    costs.task_time(2, 0.0)  # a running mean: rdd 2 now 2 s, the median with it
+    assert costs.density((9, 0)) == pytest.approx(2.0 / 100)
     costs.forget(3, [(3, 0)])
-    assert costs.density((9, 0)) == pytest.approx((1.0 / 200 + 0.0) / 2)
+    assert costs.density((9, 0)) == pytest.approx((1.0 / 200 + 2.0 / 100) / 2)
     assert costs.rebuild_s(3) is None and (3, 0) not in costs.size
 
 
@@ -73,7 +73,7 @@ def test_a_rebuild_repeats_the_work_of_its_narrow_lineage():
     """A miss of a block rebuilds it from shuffle outputs: what its RDD and every RDD it
     depends on through narrow dependencies computed (`AppDAG.lineage_cost`, the trace's)."""
     lineage = {1: (1,), 2: (2, 1), 3: (3, 2, 1)}
-    costs = MissCosts(lineage=lineage.__getitem__)
+    costs = MissCosts(price=WarmCost, lineage=lineage.__getitem__)
     costs.task_time(1, 0.5)
     costs.task_time(2, 0.25)
     assert (costs.rebuild_s(1), costs.rebuild_s(2), costs.rebuild_s(3)) == (0.5, 0.75, None)
