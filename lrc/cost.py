@@ -17,7 +17,8 @@ times over the trace's estimate and the run missed 45-56 reads where its replay 
 priced as the trace does, the runs miss 28-31, as their replays. It is not the default: on
 SVD++ 2 of 5 runs took 4-5x longer, a newest generation priced at its share alone where its
 rebuild goes through generations GraphX has unpersisted, whose shares the brain forgot
-(results/fidelity/costs-session50/).
+(results/fidelity/costs-session50/). An unpersisted RDD's price now stays while the lineage of
+a cached RDD holds it (``MissCosts.forget``), as the trace keeps it.
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -136,7 +137,9 @@ class MissCosts:
         self.tasks: dict[int, RunningMean | WarmCost] = {}  # rdd -> its task times
         self._compute: dict[int, float] = {}  # rdd -> its price (current ones)
         self._rebuild: dict[int, float] = {}  # rdd -> its lineage's prices (current ones)
-        self._lineages: dict[int, tuple[int, ...]] = {}
+        self._lineages: dict[int, tuple[int, ...]] = {}  # rdd -> its lineage (measured RDDs)
+        self._held: dict[int, int] = {}  # rdd -> how many of those lineages hold it
+        self._retired: dict[int, float] = {}  # unpersisted rdd -> its price, while one holds it
         self._neutral: float | None = None  # None: to compute again
 
     def sized(self, block: Hashable, nbytes: int) -> None:
@@ -150,17 +153,31 @@ class MissCosts:
         t = self.tasks.get(rdd)
         if t is None:
             t = self.tasks[rdd] = self.price()
+            # its lineage now, while the job that built it holds every RDD of it in the DAG
+            lineage = self._lineages[rdd] = tuple(self.lineage(rdd))
+            for q in lineage:
+                self._held[q] = self._held.get(q, 0) + 1
         t.add(seconds, cold, executor)
         self._compute.pop(rdd, None)
         self._rebuild.clear()
         self._neutral = None
 
     def forget(self, rdd: int, blocks: Iterable[Hashable]) -> None:
-        """The RDD (``blocks``, its blocks with a size) is no longer cached."""
+        """The RDD (``blocks``, its blocks with a size) is no longer cached. Its price stays
+        while the lineage of a cached RDD holds it: a rebuild of theirs computes it again (a
+        GraphX generation's rebuild goes through the generations unpersisted before it)."""
         for b in blocks:
             del self.size[b]
-        for d in (self.tasks, self._compute, self._lineages):
-            d.pop(rdd, None)
+        for q in self._lineages.pop(rdd, ()):
+            n = self._held.pop(q) - 1
+            if n:
+                self._held[q] = n
+            elif self._retired.pop(q, None) is not None:
+                self._compute.pop(q, None)
+        t = self.tasks.pop(rdd, None)
+        if t is not None and rdd in self._held:
+            self._retired[rdd] = t.value()
+        self._compute.pop(rdd, None)
         self._rebuild.clear()
         self.disk.discard(rdd)
         self._neutral = None
@@ -172,15 +189,14 @@ class MissCosts:
             return None
         total = self._rebuild.get(rdd)
         if total is None:
-            lineage = self._lineages.get(rdd)
-            if lineage is None:
-                lineage = self._lineages[rdd] = tuple(self.lineage(rdd))
             total = 0.0
-            for q in lineage:
+            for q in self._lineages[rdd]:
                 c = self._compute.get(q)
-                if c is None and q in self.tasks:
-                    c = self._compute[q] = self.tasks[q].value()
-                total += c or 0.0
+                if c is None:
+                    t = self.tasks.get(q)
+                    c = self._compute[q] = t.value() if t is not None else \
+                        self._retired.get(q, 0.0)
+                total += c
             self._rebuild[rdd] = total
         return total
 

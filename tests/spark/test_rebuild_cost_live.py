@@ -6,11 +6,10 @@ crd ranks a block by its rebuild time per byte. The brain learns it from task en
 trace derives from the same events (`lrc.derive`, `AppDAG.lineage_cost`). When the two differed
 (a running mean of whole task durations live), the replay of a zip run predicted evictions its
 executors did not make: 28-30 misses replayed against 45-56 live at F = 0.7
-(results/fidelity/costs-session50/). With spark.lrc.priceShares=true (off by default: on
-SVD++ it under-priced generations whose rebuild goes through unpersisted ancestors) both take
+(results/fidelity/costs-session50/). With spark.lrc.priceShares=true both take
 each task's share of its duration (split among the cached RDDs it built and its stage's final
 RDD), priced at the later half of each executor's warm tasks (an executor's first task pays its
-start-up) and summed over the block's narrow lineage.
+start-up) and summed over the block's narrow lineage, unpersisted RDDs of it included.
 """
 from __future__ import annotations
 
@@ -39,14 +38,23 @@ def test_the_brain_prices_a_rebuild_as_the_trace_of_the_same_run_does(tmp_path):
         settle(expected_tasks=2 * PARTS)
         brain = active_brain()
         brain.sync()
-        tasks = [e for e in brain.recorder.events if e.kind == "task"]
-        assert len(tasks) == 2 * PARTS and {e.executor for e in tasks} <= {"0", "1"}, tasks
-        trace = brain.recorder.build()
         costs = brain.planner.refs.costs
-        live = {r.id(): costs.rebuild_s(r.id()) for r in (base, a, b)}
+        before = {r.id(): costs.rebuild_s(r.id()) for r in (base, a, b)}
+        # the lineage is in it: `a` and `b` repeat `base`'s work
+        assert before[a.id()] > before[base.id()] > 0 and before[b.id()] > before[base.id()]
+        # unpersisted, `base` is still work a rebuild of `a` or `b` repeats (GraphX unpersists
+        # the generation a cached one was built from)
+        base.unpersist()
+        assert a.map(lambda x: -x).count() == PARTS * 100  # a job after the unpersist
+        settle(expected_tasks=3 * PARTS)
+        brain.sync()
+        tasks = [e for e in brain.recorder.events if e.kind == "task"]
+        assert len(tasks) == 3 * PARTS and {e.executor for e in tasks} <= {"0", "1"}, tasks
+        trace = brain.recorder.build()
+        live = {r.id(): costs.rebuild_s(r.id()) for r in (a, b)}
         replayed = {r: trace.dag.lineage_cost((r, 0)) for r in live}
         assert live == pytest.approx(replayed, rel=1e-9, abs=1e-12)
-        # the lineage is in it: `a` and `b` repeat `base`'s work
-        assert live[a.id()] > live[base.id()] > 0 and live[b.id()] > live[base.id()]
+        assert live == pytest.approx({r: before[r] for r in live}, rel=1e-9)
+        assert costs.rebuild_s(base.id()) is None  # no longer cached: no block of its to price
     finally:
         spark.stop()

@@ -83,6 +83,23 @@ def test_a_rebuild_repeats_the_work_of_its_narrow_lineage():
     assert (costs.rebuild_s(2), costs.rebuild_s(3)) == pytest.approx((0.35, 1.35))
 
 
+def test_an_unpersisted_rdd_is_priced_while_a_cached_rdds_lineage_holds_it():
+    """A GraphX generation is built from the one before, which GraphX then unpersists: a miss
+    of the newest rebuilds every generation down to the last cached one (the trace's
+    `lineage_cost` walks them all). Forgetting an unpersisted RDD's price made the newest one
+    cheap to lose: on SVD++ 2 of 5 runs took 4-5x longer (results/fidelity/costs-session50/)."""
+    lineage = {1: (1,), 2: (2, 1), 3: (3, 2, 1)}
+    costs = MissCosts(price=WarmCost, lineage=lineage.__getitem__)
+    for rdd, t in ((1, 0.5), (2, 0.25), (3, 1.0)):
+        costs.task_time(rdd, t)
+        costs.sized((rdd, 0), 100)
+    costs.forget(1, [(1, 0)])
+    costs.forget(2, [(2, 0)])
+    assert (costs.rebuild_s(1), costs.rebuild_s(2), costs.rebuild_s(3)) == (None, None, 1.75)
+    costs.forget(3, [(3, 0)])  # none holds them now: nothing of the three is kept
+    assert not costs.tasks and not costs._retired and not costs._held and not costs.size
+
+
 def test_the_planner_prices_a_rebuild_as_the_trace_of_the_same_events_does():
     """The live brain's prices (`Planner.task_finished`) and the simulator's (the trace's
     `lineage_cost`) come from the same task ends: each task's duration split among the cached
