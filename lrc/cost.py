@@ -9,16 +9,20 @@ created and its stage's final RDD), priced at what the later half of each execut
 took (``warm_cost``) - not the cheaper recomputation down to cached inputs that the simulator's
 cost model charges, which holds only while those inputs stay cached. Live, block sizes come
 from the executors' block updates and task times from task ends (``Planner.task_finished``).
-By default the brain prices an RDD at the running mean of the whole durations of the warm
-tasks that built it (``RunningMean``); with ``Planner(price_shares=True)``
-(``spark.lrc.priceShares``) it prices as the trace does, so that a run's replay ranks blocks as
-its brain did. On zip at F = 0.7 the whole durations priced the shuffle-read dataset `x` 4-6
-times over the trace's estimate and the run missed 45-56 reads where its replay missed 28-30;
-priced as the trace does, the runs miss 28-31, as their replays. It is not the default: on
-SVD++ 2 of 5 runs took 4-5x longer, a newest generation priced at its share alone where its
-rebuild goes through generations GraphX has unpersisted, whose shares the brain forgot
-(results/fidelity/costs-session50/). An unpersisted RDD's price now stays while the lineage of
-a cached RDD holds it (``MissCosts.forget``), as the trace keeps it.
+The brain prices as the trace does (``Planner(price_shares=True)``, ``spark.lrc.priceShares``,
+the default), so that a run's replay ranks blocks as its brain did, an unpersisted RDD's price
+kept while the lineage of a cached RDD holds it (``MissCosts.forget``), as the trace keeps it.
+Before session 51 it priced an RDD at the running mean of the whole durations of the warm
+tasks that built it (``RunningMean``; ``spark.lrc.priceShares=false``): on zip at F = 0.7
+those priced the shuffle-read dataset `x` 4-6 times over the trace's estimate and the runs
+missed 45-56 reads where their replays missed 28-30; priced as the trace does, 28-31, as their
+replays (results/fidelity/costs-session50/). Priced as the trace does but with an unpersisted
+RDD's price forgotten, SVD++ priced a newest generation at its own share where its rebuild goes
+through the generations GraphX has unpersisted, and 2 of 5 runs took 4-5x longer
+(results/fidelity/costs-session51/ measures the rule now). The trace counts each RDD of the
+lineage once per block, where Spark computes an RDD it does not keep once per narrow path
+(2^k times for a GraphX generation k deep): charging that was tried in session 33 and made
+crd slower (results/library/svdpp-lineage-session33/).
 
 Live, a block is ranked before its cost is known: a job's new RDD is planned at the job's start,
 and its rebuild time arrives with the first task end of the stage that builds it. Until then it
@@ -84,8 +88,8 @@ def warm_cost(shares: Sequence[tuple[float, bool, str | None]]) -> float:
 
 
 class RunningMean:
-    """An RDD's price by default (``Planner(price_shares=False)``): the mean of its warm task
-    times, of its cold ones while none is warm, in O(1) per task."""
+    """An RDD's price with ``Planner(price_shares=False)`` (and ``MissCosts``' default): the
+    mean of its warm task times, of its cold ones while none is warm, in O(1) per task."""
     __slots__ = ("warm", "n_warm", "cold", "n_cold")
 
     def __init__(self) -> None:
@@ -105,8 +109,8 @@ class RunningMean:
 
 
 class WarmCost:
-    """An RDD's price as a trace prices it (``Planner(price_shares=True)``): ``warm_cost`` of
-    its tasks' shares, in the order they ended (O(tasks) each time it changed)."""
+    """An RDD's price as a trace prices it (``Planner(price_shares=True)``, the default):
+    ``warm_cost`` of its tasks' shares, in the order they ended (O(tasks) each time it changed)."""
     __slots__ = ("shares",)
 
     def __init__(self) -> None:

@@ -54,9 +54,9 @@ class Planner(StageWalks, PredictedRefs):
     job reads it (``PredictedRefs._note_use``). ``admit``: executors refuse stores by rank (spark.lrc.admit).
     ``replan_missing``: a missing block of a cached RDD is planned as the block a task will
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
-    ``price_shares``: a task's duration prices each cached RDD it built by its share, summed
-    over a block's narrow lineage, as a trace does (``lrc.cost``); else (the default) the whole
-    duration, a running mean.
+    ``price_shares`` (the default): a task's duration prices each cached RDD it built by its
+    share, summed over a block's narrow lineage, as a trace does (``lrc.cost``); else the whole
+    duration, a running mean (the rule before session 51).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
@@ -68,7 +68,7 @@ class Planner(StageWalks, PredictedRefs):
                  state_read: bool = True, predict_kinds: bool = True,
                  predict_recurring: bool = True, admit: bool = False,
                  replan_missing: bool = True, predict_reuse: bool = True,
-                 price_shares: bool = False) -> None:
+                 price_shares: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
             raise ValueError("gpu_cost_weight must be a finite number >= 0, "

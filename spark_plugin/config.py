@@ -195,12 +195,11 @@ KEYS: tuple[Key, ...] = (
         "repeats, data read by interleaved loops and queries); false: none, the rule before "
         "session 48, kept to measure the two side by side.",
         internal=True),
-    Key("spark.lrc.priceShares", "false", _bool,
+    Key("spark.lrc.priceShares", "true", _bool,
         "true: crd prices a rebuild as the simulator's trace does: each task's share of its "
         "duration, the later half of each executor's warm tasks, summed over the block's narrow "
-        "lineage (lrc.cost); false: the running mean of whole task durations. Off by default: "
-        "on SVD++ it priced generations under what a miss through their unpersisted ancestors "
-        "costs (results/fidelity/costs-session50/).",
+        "lineage, unpersisted RDDs of it included (lrc.cost); false: the running mean of whole "
+        "task durations, the rule before session 51 (results/fidelity/costs-session51/).",
         internal=True),
     Key("spark.lrc.replanMissing", "true", _bool,
         "A cached block that is missing is planned as the block a task will store again: "

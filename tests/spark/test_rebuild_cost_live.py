@@ -6,7 +6,7 @@ crd ranks a block by its rebuild time per byte. The brain learns it from task en
 trace derives from the same events (`lrc.derive`, `AppDAG.lineage_cost`). When the two differed
 (a running mean of whole task durations live), the replay of a zip run predicted evictions its
 executors did not make: 28-30 misses replayed against 45-56 live at F = 0.7
-(results/fidelity/costs-session50/). With spark.lrc.priceShares=true both take
+(results/fidelity/costs-session50/). Now (spark.lrc.priceShares, the default) both take
 each task's share of its duration (split among the cached RDDs it built and its stage's final
 RDD), priced at the later half of each executor's warm tasks (an executor's first task pays its
 start-up) and summed over the block's narrow lineage, unpersisted RDDs of it included.
@@ -25,7 +25,6 @@ PARTS = 6
 
 def test_the_brain_prices_a_rebuild_as_the_trace_of_the_same_run_does(tmp_path):
     spark = start("local-cluster[2,1,1024]", "crd", {
-        "spark.lrc.priceShares": "true",
         "spark.lrc.tracePath": str(tmp_path / "trace.parquet"),  # the brain's view of each task
         "spark.locality.wait": "0s"})
     sc = spark.sparkContext

@@ -104,8 +104,8 @@ def test_the_planner_prices_a_rebuild_as_the_trace_of_the_same_events_does():
     """The live brain's prices (`Planner.task_finished`) and the simulator's (the trace's
     `lineage_cost`) come from the same task ends: each task's duration split among the cached
     RDDs it built and its stage's final RDD, the later half of each executor's warm tasks,
-    summed over the lineage (``price_shares``). A running mean of whole durations (the
-    default) priced zip's shuffle-read `x` 4-6 times over the trace's, and the replay no longer
+    summed over the lineage (``price_shares``, the default). A running mean of whole durations
+    (the rule before session 51) priced zip's shuffle-read `x` 4-6 times over the trace's, and the replay no longer
     predicted the run."""
     from lrc.planner import Planner
     d = AppDAG()
@@ -128,7 +128,7 @@ def test_the_planner_prices_a_rebuild_as_the_trace_of_the_same_events_does():
         events.append(Event.job_end(s))
     trace = build_trace(d, events, {}, {1: "MEMORY_ONLY", 2: "MEMORY_ONLY", 4: "MEMORY_ONLY"})
     # (one slot per executor, as the trace's)
-    planner, starts = Planner("crd", price_shares=True), ColdStarts()
+    planner, starts = Planner("crd"), ColdStarts()
     for s in (0, 1):
         planner.add_job(d.jobs[s], [d.stages[s]], [r for r in d.rdds.values()
                                                    if r.id not in planner.dag.rdds])
@@ -143,8 +143,8 @@ def test_the_planner_prices_a_rebuild_as_the_trace_of_the_same_events_does():
     # base: a third of stage 0's warm tasks (0.9, 0.6: one each, the later half); a: two thirds
     assert planner.refs.costs.rebuild_s(1) == pytest.approx((0.9 + 0.6) / 2 / 3)
     assert planner.refs.costs.rebuild_s(2) == pytest.approx((0.9 + 0.6) / 2 * 2 / 3)
-    # the default (spark.lrc.priceShares=false): whole durations, their warm mean
-    before, starts = Planner("crd"), ColdStarts()
+    # spark.lrc.priceShares=false: whole durations, their warm mean
+    before, starts = Planner("crd", price_shares=False), ColdStarts()
     before.add_job(d.jobs[0], [d.stages[0]], list(d.rdds.values()))
     for p, t in enumerate(durations[0]):
         before.task_finished(0, p, t, starts.task_ended(str(p % 2)), str(p % 2))

@@ -23,8 +23,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "noreuse": {"spark.lrc.predictReuse": "false"},
             # +noreplan: a missing block planned through its inputs (the rule before)
             "noreplan": {"spark.lrc.replanMissing": "false"},
-            # +shares: a rebuild priced as the trace prices it (lrc.cost; off by default)
-            "shares": {"spark.lrc.priceShares": "true"}}
+            # +wholecost: a rebuild priced at the running mean of whole task durations (the rule
+            # before session 51; lrc.cost)
+            "wholecost": {"spark.lrc.priceShares": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
