@@ -4,7 +4,7 @@ run's misses, and each policy's live hit ratio minus the replay of its own trace
 results.json: their runs of a cell pooled, paired within each file.
 
     python results/fidelity/costs-session51/table.py BASE NEW results.json [...]
-    (session 50's table.py is this with BASE=crd+wholecost NEW=crd)
+    (session 50 used it with BASE=crd+wholecost NEW=crd; tpch at scale 4 is "tpch x4" here)
 """
 import json
 import sys
