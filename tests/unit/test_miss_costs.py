@@ -1,7 +1,9 @@
 """What the live brain charges a miss of a block it has not measured yet (lrc.cost.MissCosts)."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lrc.cost import UNKNOWN, ColdStarts, MissCosts, WarmCost
+from lrc.cost import UNKNOWN, ColdStarts, MissCosts, WarmCost, warm_cost
 from lrc.dag import AppDAG, Dependency, Job, RDD, Stage
 from lrc.derive import build_trace
 from lrc.trace import Event, Trace
@@ -197,9 +199,20 @@ def test_an_event_log_tells_cold_tasks_by_its_executors_cores(tmp_path):
 
 def test_a_rebuild_is_priced_at_the_later_half_of_each_executors_warm_tasks():
     """JIT warm-up runs a stage's first tasks slower than its last; a rebuild comes later."""
-    from lrc.cost import warm_cost
     shares = [(1.0, True, "a"), (0.5, False, "a"), (0.4, False, "b"), (0.3, False, "a"),
               (0.1, False, "b"), (0.2, False, "a")]
     assert warm_cost(shares) == pytest.approx(0.2)  # a: 0.3, 0.2; b: 0.1 (all warm: 0.3)
     assert warm_cost([(2.0, True, "a"), (4.0, True, "b")]) == pytest.approx(3.0)  # only cold
     assert warm_cost([(0.5, False, "a")]) == pytest.approx(0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 100, allow_nan=False), st.booleans(),
+                          st.sampled_from(["0", "1", "2", None])), min_size=1, max_size=60))
+def test_the_live_price_kept_as_tasks_end_is_the_traces_warm_cost(shares):
+    """`WarmCost` keeps `warm_cost` as tasks end (sliding windows, a sorted list) instead of
+    sorting every share again: after each task, the same value, to the bit."""
+    price = WarmCost()
+    for i, (t, cold, executor) in enumerate(shares):
+        price.add(t, cold, executor)
+        assert price.value() == warm_cost(shares[:i + 1])
