@@ -158,6 +158,7 @@ def structure_sizes(brain: Brain) -> dict[str, int]:
         "refs.pending": len(refs.pending), "refs.stage_seq": len(refs.stage_seq),
         "refs.count": len(refs.count), "refs.next_ref": len(refs.next_ref),
         "costs.size": len(refs.costs.size), "costs.lineages": len(refs.costs._lineages),
+        "costs.retired": len(refs.costs._retired),
         "brain.published_rdds": len(brain._published_rdds),
         "brain.published_stages": len(brain._published_stages),
         "brain.in_table": len(brain._in_table), "brain.finished_reads": len(brain._finished_reads),
