@@ -63,7 +63,7 @@ def _unpersisted(trace) -> list[int]:
 # every workload, small: the same library code paths in seconds each, with hits at each fraction
 SMALL = {"pagerank": {"iterations": 3}, "cc": {"max_iterations": 4}, "ml": {"iterations": 3},
          "svdpp": {"rounds": 4, "eval_every": 2}, "zip": {"rounds": 2}, "sql": {"rounds": 2},
-         "mllib": {"iterations": 3, "reg_params": (0.1,), "verify": False}, "tpch": {"rounds": 1, "verify": False},
+         "mllib": {"iterations": 3, "verify": False}, "tpch": {"rounds": 1, "verify": False},
          "graphx_pagerank": {"scale": 0.1, "iterations": 3}, "graphx_cc": {"scale": 0.04},
          "graphx_svdpp": {"scale": 0.03, "iterations": 3}}
 LOGS = {"rolling zstd with block updates": {
