@@ -125,7 +125,7 @@ def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measure
     trace = load_trace(trace_path)
     total = sum(r.size(p) for r in trace.dag.rdds.values() if r.cached for p in range(r.num_partitions))
     assert total > storage, "the run must be under memory pressure for the comparison to mean anything"
-    # with the admission the executors had (spark.lrc.admit=auto: on for crd)
+    # with the admission the executors had (spark.lrc.admit=auto: off for lru and lrc)
     sim = simulate(trace, policy, storage / total, executors=1, cores=1, refs="online",
                    admit=admits(policy))
     assert measured["evictions"] > 0
@@ -133,11 +133,9 @@ def test_recorded_trace_replays_in_the_simulator_close_to_what_executors_measure
         assert measured["hit_ratio"] < 1
     print(f"replay {policy}: simulator hit ratio {sim.hit_ratio:.3f}, executors measured {measured['hit_ratio']:.3f}")
     # Tables are pushed after every batch of events the brain takes (spark.lrc.publishMs=0), so
-    # the executor evicts with the counts the simulator uses: live 0.317, 0.673, 0.760 for lru,
-    # lrc and crd, replayed 0.365, 0.663, 0.760 with the trace's 1 MiB unroll reservation (0.317,
-    # 0.712, 0.760 without; session 21, lrc.unroll). crd runs with admission since session 26:
-    # live 0.548, replayed with it 0.538 (session 27: before, refused stores' reads went uncounted
-    # live, which matched the replay without admission by accident). The DAG-aware ones still depend on the brain
+    # the executor evicts with the counts the simulator uses: live 0.317 and 0.673 for lru and
+    # lrc, replayed 0.365 and 0.663 with the trace's 1 MiB unroll reservation (0.317 and 0.712
+    # without; session 21, lrc.unroll). lrc still depends on the brain
     # keeping up with the tasks, which the test does not control: one CI run measured lrc 0.644
     # (with polling every 50 ms it was 0.625-0.663). LRU needs no table: it must agree closely.
     tolerance = 0.05 if policy == "lru" else 0.10
