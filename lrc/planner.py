@@ -99,6 +99,9 @@ class Planner(StageWalks, PredictedRefs):
         self.tried = self.failed_stores.tried
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
+        # a block in no executor's memory is ranked as it will be once stored (Policy.bind_stored)
+        self._prio_stored = self.policy.bind_stored(self.refs)
+        self._stored_rank = type(self.policy).bind_stored is not Policy.bind_stored
         self._seq = 0
         if predict is None:
             predict = profile is None and self.policy.needs_order
@@ -339,6 +342,8 @@ class Planner(StageWalks, PredictedRefs):
         if cached:
             self.materialized.add(block)
             self.failed_stores.cached(block)
+        if self._stored_rank:  # (`priority`: ranked as stored while in no executor's memory)
+            self.refs.changed.add(block)
         peers = self.refs.peers
         if peers is not None:
             peers.set_cached(block, cached)
@@ -416,7 +421,9 @@ class Planner(StageWalks, PredictedRefs):
 
     # ---- priorities out --------------------------------------------------------------------
     def priority(self, block: Hashable) -> float:
-        return float(self._prio(block))
+        """The block's rank in the table: as stored (``Policy.bind_stored``) while no executor
+        holds it in memory."""
+        return float(self._prio(block) if self.locations.get(block) else self._prio_stored(block))
 
     def table(self) -> dict[Hashable, float]:
         """Priority of every known RDD block (referenced or cached)."""

@@ -26,9 +26,10 @@ class _Never(dict):
 class RefState:
     """Reference counts, plus effective counts (``peer_mode`` "task"/"stage") and next-reference
     positions (``track_order``) when the policy needs them. ``changed`` collects blocks whose
-    counts moved (only those whose next reference moved when ``count_changes`` is False: the
-    policy does not read counts), for incremental priority updates: ``take_changes`` hands the
-    set over; a consumer that applies them at once (the simulator) may clear it in place."""
+    counts moved (when ``count_changes`` is False - the policy does not read counts - only those
+    whose next reference moved or that may be left with one read, `CRD.bind_stored`), for
+    incremental priority updates: ``take_changes`` hands the set over; a consumer that applies
+    them at once (the simulator) may clear it in place."""
 
     def __init__(self, peer_mode: str | None = None, track_order: bool = False) -> None:
         if peer_mode not in (None, "task", "stage"):
@@ -109,11 +110,14 @@ class RefState:
                     seqs = next_seqs.get(b)
                     if seqs is None:
                         seqs = next_seqs[b] = {}
-                    seqs[seq] = seqs.get(seq, 0) + 1
+                    c = seqs.get(seq, 0)
+                    seqs[seq] = c + 1
                     if seq < next_ref.get(b, INF):
                         next_ref[b] = seq
                         if not counted:  # (a policy not reading counts: only a moved next read)
                             changed.add(b)
+                    elif not counted and len(seqs) + c <= 2:  # it may have had one read left
+                        changed.add(b)  # (crd's rank of a store, CRD.bind_stored)
             if counted or not order:
                 changed.update(reads)
             if peers is not None:
@@ -145,6 +149,8 @@ class RefState:
                 left = seqs[seq] - 1
                 if left:
                     seqs[seq] = left
+                    if left == 1 and len(seqs) == 1:  # one read left (CRD.bind_stored)
+                        moved.append(b)
                 else:
                     del seqs[seq]
                     if not seqs:  # no future reference: MRD's get(b, INF)
@@ -152,6 +158,8 @@ class RefState:
                         moved.append(b)
                     elif next_ref[b] == seq:
                         next_ref[b] = min(seqs)
+                        moved.append(b)
+                    elif len(seqs) == 1:  # one stage's reads left (CRD.bind_stored)
                         moved.append(b)
             self.changed.update(reads if self.count_changes else moved)
         else:

@@ -189,6 +189,7 @@ class _Replay:
             state = self.planner.refs
         self.cache_aware = self.planner is not None and self.planner.cache_aware
         self.prio = policy.bind(state)
+        self.prio_stored = policy.bind_stored(state)  # a store's rank (Policy.bind_stored)
 
     # ---- events ------------------------------------------------------------------------------
     def unpersist(self, rdd_id: int) -> None:
@@ -232,6 +233,7 @@ class _Replay:
         caches, where = self.caches, self.where
         sizes, cost_of, inputs, disk, on_disk = ct.sizes, ct.cost, ct.inputs, ct.disk, self.on_disk
         prio, fresh, disk_bw, log = self.prio, self.fresh_stamps, self.disk_bw, self.log
+        prio_stored = self.prio_stored
         disk_at = self.disk_at
         cache_aware, nb = self.cache_aware, len(where)
         materialized = planner.materialized if planner is not None else None
@@ -295,7 +297,7 @@ class _Replay:
                 return cost  # Spark computes an unpersisted RDD's blocks without storing them
             stamp += 1
             cache = caches[ex]
-            victims = cache.insert(b, prio(b), stamp, pinned)
+            victims = cache.insert(b, prio_stored(b), stamp, pinned)
             if victims:
                 dropped(victims)
                 evictions += len(victims)

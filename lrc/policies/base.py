@@ -34,5 +34,10 @@ class Policy:
             raise NotImplementedError(f"policy {self.name!r} overrides neither priority nor bind")
         return partial(self.priority, refs)
 
+    def bind_stored(self, refs: RefState) -> Callable[[Hashable], float]:
+        """The priority of a block that is in no executor's memory, as it will be once a task
+        stores it (what a store is admitted at, spark.lrc.admit). Default: ``bind``'s."""
+        return self.bind(refs)
+
     def __repr__(self) -> str:
         return f"<policy {self.name}>"

@@ -353,8 +353,9 @@ def test_take_changes_hands_over_the_set():
 
 def test_a_read_added_behind_the_next_one_changes_no_distance_priority():
     """A policy ranking by the next read alone (mrd, crd) gets only the blocks whose next read
-    moved: a read registered after an earlier one changes nothing it ranks; a count policy
-    gets every block read."""
+    moved, or that had one read left (crd ranks a store of such a block last,
+    `CRD.bind_stored`): a read registered after two earlier ones changes nothing it ranks; a
+    count policy gets every block read."""
     from lrc.refcount import RefState
 
     for counted in (True, False):
@@ -362,7 +363,9 @@ def test_a_read_added_behind_the_next_one_changes_no_distance_priority():
         refs.count_changes = counted
         refs.add_tasks(0, [(0, ((1, 0),))], seq=5)
         assert refs.take_changes() == {(1, 0)}
-        refs.add_tasks(1, [(0, ((1, 0), (2, 0)))], seq=7)
+        refs.add_tasks(1, [(0, ((1, 0), (2, 0)))], seq=7)  # (1, 0) had one read left
+        assert refs.take_changes() == {(1, 0), (2, 0)}
+        refs.add_tasks(3, [(0, ((1, 0), (2, 0)))], seq=9)
         assert refs.take_changes() == ({(1, 0), (2, 0)} if counted else {(2, 0)})
         refs.add_tasks(2, [(0, ((1, 0),))], seq=3)  # an earlier read: the next one moves
         assert refs.take_changes() == {(1, 0)}
