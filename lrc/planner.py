@@ -56,7 +56,9 @@ class Planner(StageWalks, PredictedRefs):
     store again (``_stored_reads``, ``_task_walk``), else through its inputs (the rule before).
     ``price_shares`` (the default): a task's duration prices each cached RDD it built by its
     share, summed over a block's narrow lineage, as a trace does (``lrc.cost``); else the whole
-    duration, a running mean (the rule before session 51).
+    duration, a running mean (the rule before session 51). ``store_rank`` (the default): a
+    block in no executor's memory is ranked as a store of it would be (``Policy.bind_stored``);
+    else as if it were held (the rule before session 53).
     ``bounded``: the live brain's mode: ``forget_job`` drops what only an ended job held, so the
     state of a long application is bounded by its live jobs and cached RDDs (the simulator keeps
     the whole run)."""
@@ -68,6 +70,7 @@ class Planner(StageWalks, PredictedRefs):
                  state_read: bool = True, predict_kinds: bool = True,
                  predict_recurring: bool = True, admit: bool = False,
                  replan_missing: bool = True, predict_reuse: bool = True,
+                 store_rank: bool = True,
                  price_shares: bool = True) -> None:
         self.policy = get_policy(policy)
         if not 0 <= gpu_cost_weight < float("inf"):
@@ -100,8 +103,8 @@ class Planner(StageWalks, PredictedRefs):
         self.locations: dict[Hashable, set] = {}
         self._prio = self.policy.bind(self.refs)
         # a block in no executor's memory is ranked as it will be once stored (Policy.bind_stored)
-        self._prio_stored = self.policy.bind_stored(self.refs)
-        self._stored_rank = type(self.policy).bind_stored is not Policy.bind_stored
+        self._stored_rank = store_rank and type(self.policy).bind_stored is not Policy.bind_stored
+        self._prio_stored = self.policy.bind_stored(self.refs) if self._stored_rank else self._prio
         self._seq = 0
         if predict is None:
             predict = profile is None and self.policy.needs_order

@@ -94,7 +94,7 @@ class Brain:
                                gpu_cost_weight=s.gpu_cost_weight, bounded=True,
                                admit=admits(s.policy, s.admit), **{k: getattr(s, k) for k in (
                                    "state_read", "predict_kinds", "predict_recurring",
-                                   "predict_reuse", "replan_missing", "price_shares")})
+                                   "predict_reuse", "replan_missing", "price_shares", "store_rank")})
         self.gpu = GpuPlacement(s.gpu_placement_budget_mb << 20, s.gpu_placement)
         self._published_rdds: set[int] = set()  # RDDs in the executors' table
         self._unsent: set[int] = set()  # RDDs of a publish that failed: sent with the next one

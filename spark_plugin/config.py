@@ -207,6 +207,12 @@ KEYS: tuple[Key, ...] = (
         "neither a refused block nor what recomputing it reads (lrc.planner); false: through "
         "its inputs, the rule before, kept to measure the two side by side.",
         internal=True),
+    Key("spark.lrc.storeRank", "true", _bool,
+        "crd ranks a block in no executor's memory whose one read left is the running stage's "
+        "last: the task storing it again is that read's, so under admission its store may "
+        "evict only blocks nobody reads again (lrc.policies.crd, CRD.bind_stored); false: "
+        "ranked by that read, the rule before session 53, kept to measure the two side by side.",
+        internal=True),
     Key("spark.lrc.forceInstallFailure", "false", _bool,
         "Test hook: executors behave as if installing the ordered map failed (Spark's LRU stays).",
         internal=True),

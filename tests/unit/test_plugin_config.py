@@ -39,6 +39,7 @@ def test_the_printed_table_is_the_readme_table_and_hides_test_hooks():
     assert [k.name for k in hooks] == ["spark.lrc.stateRead", "spark.lrc.predictKinds",
                                        "spark.lrc.predictRecurring", "spark.lrc.predictReuse",
                                        "spark.lrc.priceShares", "spark.lrc.replanMissing",
+                                       "spark.lrc.storeRank",
                                        "spark.lrc.forceInstallFailure"]
     assert all(k.name.split(".")[-1] not in markdown_table() for k in hooks)
     assert LrcSettings.from_conf({"spark.lrc.forceInstallFailure": "true"}).force_install_failure

@@ -19,9 +19,9 @@ from lrc.planner import Planner
 PARTS = 2
 
 
-def planner_after_a_build() -> Planner:
+def planner_after_a_build(store_rank: bool = True) -> Planner:
     """Job 0 builds cached RDD 0 on executor "0"; job 1 (stage 1) reads it and is running."""
-    p = Planner("crd", predict=False, admit=True)
+    p = Planner("crd", predict=False, admit=True, store_rank=store_rank)
     base = RDD(0, PARTS, cached=True)
     p.add_job(Job(0, [0]), [Stage(0, 0, PARTS)], [base])
     p.stage_submitted(0)
@@ -48,6 +48,13 @@ def test_a_block_whose_last_read_is_the_storing_tasks_ranks_last_until_stored():
     assert p.priority((0, 1)) == resident
     p.task_finished(1, 1, 1.0)
     assert p.priority((0, 1)) == -math.inf  # its read is served: nothing left either way
+
+
+def test_spark_lrc_store_rank_false_ranks_it_by_the_read_it_serves():
+    p = planner_after_a_build(store_rank=False)  # (spark.lrc.storeRank=false: the rule before)
+    resident = p.priority((0, 1))
+    p.block_removed((0, 1), "0")
+    assert p.priority((0, 1)) == resident > -math.inf
 
 
 def test_a_block_read_again_later_keeps_its_rank_when_stored_again():

@@ -25,7 +25,9 @@ SUFFIXES = {"": {}, "sidecar": {"spark.lrc.sidecar": "true"}, "shim": {"spark.lr
             "noreplan": {"spark.lrc.replanMissing": "false"},
             # +wholecost: a rebuild priced at the running mean of whole task durations (the rule
             # before session 51; lrc.cost)
-            "wholecost": {"spark.lrc.priceShares": "false"}}
+            "wholecost": {"spark.lrc.priceShares": "false"},
+            # +nostorerank: crd ranks a store by the read it serves (the rule before session 53)
+            "nostorerank": {"spark.lrc.storeRank": "false"}}
 # suffixes only the overhead runner measures (where the brain runs, or none; a trace path)
 OVERHEAD_ONLY = ("sidecar", "shim", "trace")
 # the others change a live policy's conf: the benchmark runs them beside it
