@@ -345,8 +345,8 @@ class Planner(StageWalks, PredictedRefs):
         if cached:
             self.materialized.add(block)
             self.failed_stores.cached(block)
-        if self._stored_rank:  # (`priority`: ranked as stored while in no executor's memory)
-            self.refs.changed.add(block)
+        if self._stored_rank and self._prio_stored(block) != self._prio(block):
+            self.refs.changed.add(block)  # (`priority`: as stored while in no executor's memory)
         peers = self.refs.peers
         if peers is not None:
             peers.set_cached(block, cached)

@@ -63,8 +63,10 @@ def test_a_block_read_again_later_keeps_its_rank_when_stored_again():
     # a later job (stage 2) reads RDD 0 as well
     p.add_job(Job(2, [2]), [Stage(2, 2, PARTS)], [RDD(0, PARTS, cached=True),
                                                   RDD(2, PARTS, (Dependency(0),))])
+    p.take_changes()
     p.block_removed((0, 1), "0")
     assert p.priority((0, 1)) == resident > -math.inf
+    assert (0, 1) not in p.take_changes()  # same rank: nothing to republish
 
 
 def test_lrc_and_mrd_rank_a_block_out_of_memory_as_in_memory():
