@@ -244,3 +244,26 @@ def lines(files: list[Path], warn, progress=None) -> Iterator[tuple[Path, int, b
             pending = (n + 1, rest)
         if pending is not None:
             yield path, pending[0], pending[1], True
+
+
+def stage_timeline(path: str | Path) -> tuple[str | None, dict, dict, dict]:
+    """An event log's application name, each stage's submission and completion times and its
+    tasks' (launch, finish, executor) (ms; None where the log has none): where a run's time went
+    between its tasks, for the analysis scripts in results/."""
+    import json
+
+    name, sub, comp, tasks = None, {}, {}, {}
+    for _, _, raw, _ in lines(eventlog_files(path), lambda m: None):
+        e = json.loads(raw)
+        ev = e.get("Event")
+        if ev == "SparkListenerApplicationStart":
+            name = e["App Name"]
+        elif ev == "SparkListenerStageCompleted":
+            i = e["Stage Info"]
+            sub[i["Stage ID"]] = i.get("Submission Time")
+            comp[i["Stage ID"]] = i.get("Completion Time")
+        elif ev == "SparkListenerTaskEnd":
+            t = e["Task Info"]
+            tasks.setdefault(e["Stage ID"], []).append(
+                (t.get("Launch Time"), t.get("Finish Time"), t.get("Executor ID")))
+    return name, sub, comp, tasks

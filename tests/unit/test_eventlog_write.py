@@ -105,3 +105,18 @@ def test_stage_attempts_on_part_of_their_stage_survive_the_event_log_and_plan_ju
     for refs in ("online", "profile"):
         assert simulate(trace, "crd", 0.5, refs=refs).reads == sum(
             len(e.reads) for e in trace.events if e.kind == "task")
+
+
+def test_stage_timeline_reads_every_task_and_stage_of_a_log(tmp_path):
+    """lrc.eventlog_files.stage_timeline (the results/ analysis scripts' reader): one entry per
+    task the log ran, on its executor, and each completed stage."""
+    from lrc.eventlog_files import stage_timeline
+
+    trace = make("ml", seed=3, parts=6)
+    name, sub, comp, stages = stage_timeline(write_eventlog(trace, tmp_path / "app.log"))
+    assert name is not None
+    assert Counter({s: len(ts) for s, ts in stages.items()}) == \
+        Counter(e.stage_id for e in trace.events if e.kind == "task")
+    assert set(comp) == set(sub) >= set(stages)
+    assert Counter(x for ts in stages.values() for _, _, x in ts) == \
+        Counter(e.executor or "0" for e in trace.events if e.kind == "task")

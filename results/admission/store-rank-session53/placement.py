@@ -8,24 +8,13 @@ submission to first launch (seconds).
 """
 import collections
 import glob
-import json
 import sys
 
-from lrc.eventlog_files import eventlog_files, lines
+from lrc.eventlog_files import stage_timeline
 
 for d in sorted(glob.glob(sys.argv[1] + "/*")):
-    name, sub, comp, tasks = None, {}, {}, collections.defaultdict(list)
-    for _, _, raw, _ in lines(eventlog_files(d), lambda m: None):
-        e = json.loads(raw)
-        ev = e.get("Event")
-        if ev == "SparkListenerApplicationStart":
-            name = e["App Name"].split("-")[-1]
-        elif ev == "SparkListenerStageCompleted":
-            i = e["Stage Info"]
-            sub[i["Stage ID"]], comp[i["Stage ID"]] = i["Submission Time"], i["Completion Time"]
-        elif ev == "SparkListenerTaskEnd":
-            t = e["Task Info"]
-            tasks[e["Stage ID"]].append((t["Launch Time"], t["Finish Time"], t["Executor ID"]))
+    name, sub, comp, tasks = stage_timeline(d)
+    name = name.split("-")[-1]
     start = tail = busy = 0
     uneven = 0
     for s, ts in tasks.items():

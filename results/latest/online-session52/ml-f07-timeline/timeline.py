@@ -8,28 +8,18 @@ stage completed (ms; mean, median, count).
 """
 import collections
 import glob
-import json
 import statistics
 import sys
 
-from lrc.eventlog_files import eventlog_files, lines
+from lrc.eventlog_files import stage_timeline
 
 idle = collections.defaultdict(lambda: collections.defaultdict(float))
 gaps = collections.defaultdict(lambda: collections.defaultdict(list))
 runs = collections.Counter()
 for d in sorted(glob.glob(sys.argv[1] + "/*")):
-    name, sub, comp, tasks = None, {}, {}, collections.defaultdict(list)
-    for _, _, raw, _ in lines(eventlog_files(d), lambda m: None):
-        e = json.loads(raw)
-        ev = e.get("Event")
-        if ev == "SparkListenerApplicationStart":
-            name = e["App Name"].split("-")[-1]
-        elif ev == "SparkListenerStageCompleted":
-            i = e["Stage Info"]
-            sub[i["Stage ID"]], comp[i["Stage ID"]] = i["Submission Time"], i["Completion Time"]
-        elif ev == "SparkListenerTaskEnd":
-            t = e["Task Info"]
-            tasks[e["Stage ID"]].append((t["Launch Time"], t["Finish Time"]))
+    name, sub, comp, stages = stage_timeline(d)
+    name = name.split("-")[-1]
+    tasks = {s: [(launch, finish) for launch, finish, _ in ts] for s, ts in stages.items()}
     runs[name] += 1
     for s, ts in tasks.items():
         idle[name][s] += (2 * (comp[s] - sub[s]) - sum(f - l for l, f in ts)) / 1000
