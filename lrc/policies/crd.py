@@ -42,9 +42,10 @@ class CRD(Policy):
     def bind_stored(self, refs):
         """A block in no executor's memory whose one read left is in the running stage ranks
         last: the task that stores it again is that read's, which is served whether the store
-        succeeds or not, so the stored block would be worth nothing (live ml at F = 0.7: the
-        split job's re-stores of ``parsed`` evicted ``train``, read every iteration). Any
-        other block keeps its rank. Taking the storing task's read away from every block was
+        succeeds or not, so the stored block would be worth nothing (found on live ml at
+        F = 0.7, where re-stores of ``parsed`` evicted ``train``, read every iteration; there
+        a predicted read of ``parsed`` keeps the rule from firing). Any other block keeps its
+        rank. Taking the storing task's read away from every block was
         tried: the one read online predictions keep for reused data sits just past the
         predicted cycle, so a re-stored ``train`` partition, read again one iteration on,
         ranked below ``test``, read only at the end (recorded ml trace at F = 0.7: hit ratio
