@@ -46,10 +46,12 @@ class EvictionIndex:
     def __contains__(self, b: int) -> bool:
         return self.entry[b] is not None
 
-    def insert(self, b: int, prio: float, stamp: int, pinned=()) -> Sequence[int]:
+    def insert(self, b: int, prio: float, stamp: int, pinned=(),
+               admit_at: float | None = None) -> Sequence[int]:
         """Cache ``b`` at ``(prio, stamp)``; returns the evicted blocks (``b in self`` tells
         whether it was cached: if not, only the reservation's first step evicted). A cached ``b``
-        is only re-ordered (``touch``)."""
+        is only re-ordered (``touch``). Under admission the store is judged at ``admit_at``
+        (default ``prio``: a store's rank can differ from a held block's, Policy.bind_stored)."""
         entry = self.entry
         rdd = self.rdd_of[b]
         taken: Sequence[int] = ()
@@ -61,7 +63,7 @@ class EvictionIndex:
                 self.peak = asked
             need = self.used + ask - self.capacity
             if need > 0:
-                limit = prio if self.admit else None
+                limit = (prio if admit_at is None else admit_at) if self.admit else None
                 # the RDD's own blocks are never evicted for it: past them it cannot fit
                 taken = self._evict(need, rdd, pinned, False, limit) \
                     if ask <= self.capacity - rdd_used.get(rdd, 0) else None

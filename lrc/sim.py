@@ -297,7 +297,7 @@ class _Replay:
                 return cost  # Spark computes an unpersisted RDD's blocks without storing them
             stamp += 1
             cache = caches[ex]
-            victims = cache.insert(b, prio_stored(b), stamp, pinned)
+            victims = cache.insert(b, prio(b), stamp, pinned, prio_stored(b))
             if victims:
                 dropped(victims)
                 evictions += len(victims)

@@ -83,6 +83,17 @@ def test_admission_keeps_a_block_ranked_above_the_one_being_stored():
     assert list(idx.insert(2, 1.0, 1)) == [0] and 2 in idx
 
 
+def test_a_store_is_judged_at_its_store_rank_and_held_at_its_own():
+    """crd's rank of a store (Policy.bind_stored) can be below the block's rank once held: the
+    admission uses the first, the order of what is held the second."""
+    idx = EvictionIndex(4, [2, 2, 2], [0, 1, 2], admit=True)
+    idx.insert(0, 2.0, 0)
+    idx.insert(1, 1.0, 1)
+    assert list(idx.insert(2, 5.0, 2, admit_at=-1.0)) == [] and 2 not in idx  # refused
+    assert list(idx.insert(2, 5.0, 3, admit_at=1.0)) == [1] and 2 in idx
+    assert list(idx.shrink(2)) == [0]  # held at 5.0, above block 0
+
+
 def test_simulate_cli_admits_as_the_executors_would(tmp_path):
     """`--admit auto` replays admission where spark.lrc.admit's default turns it on live (crd),
     `--admit` alone for every policy but lru (as before modes), none without it."""
